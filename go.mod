@@ -1,0 +1,3 @@
+module github.com/idgen/idgen
+
+go 1.26
