@@ -1,0 +1,21 @@
+// Package snowflake mints 64-bit IDs that are unique across a fleet and increase with time:
+// a time field, a worker field and a sequence, laid out by a [Layout] and issued by a
+// [Generator] that never returns a duplicate, whatever the clock does.
+//
+// A Generator reads time from a [Clock]. The default clock reads the wall clock once, at
+// start, and then advances with Go's monotonic clock, so stepping the system clock while the
+// process runs cannot move IDs back. A clock that is behind the last issued time (after a
+// restart on a host whose clock went back, or when a worker ID is taken over from another
+// process) is handled by a [RollbackPolicy]; a tick whose sequence is used up by an
+// [ExhaustPolicy]. No policy ever issues an ID twice: they differ in whether the caller
+// waits, gets an error, or receives IDs stamped a bounded time ahead of the clock.
+//
+// Under sustained load the generator keeps the whole capacity of its layout: a caller that
+// waited for the next tick and woke late (Go's timers on Linux wake about a millisecond
+// late) still issues in the tick it waited for rather than skipping it, so the generator
+// delivers its full rate while its IDs trail the clock by at most [Options.CatchUp].
+//
+// At low rates a new tick does not restart its sequence at zero but at the value after the
+// previous tick's last one (within a small window), so the low bits, which sharding schemes
+// like id % 16 read, are spread evenly instead of piling onto shard 0.
+package snowflake

@@ -1,0 +1,439 @@
+package snowflake
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxWait  = time.Second
+	DefaultMaxDrift = time.Second
+	DefaultCatchUp  = 4 * time.Millisecond
+)
+
+// Options tune a Generator. The zero value is ready to use: system clock, RollbackWait,
+// ExhaustWait and the defaults above.
+type Options struct {
+	// Clock is where time comes from; nil means SystemClock(), anchored when New runs.
+	Clock Clock
+	// Rollback is the policy for a clock behind the last issued time.
+	Rollback RollbackPolicy
+	// Exhaust is the policy for a tick whose sequence is used up.
+	Exhaust ExhaustPolicy
+	// MaxWait bounds how long RollbackWait and RollbackLogical park a caller; 0 means
+	// DefaultMaxWait.
+	MaxWait time.Duration
+	// MaxDrift bounds how far ahead of the clock RollbackLogical and ExhaustBorrow stamp
+	// IDs; 0 means DefaultMaxDrift.
+	MaxDrift time.Duration
+	// CatchUp bounds how far behind the clock IDs may be stamped under sustained load: a
+	// caller that waited for the next tick and woke late still issues in that tick rather
+	// than skipping it, so the layout's full rate is kept. 0 means DefaultCatchUp (at least
+	// one tick); negative turns it off, and late waiters then skip the ticks they slept
+	// through.
+	CatchUp time.Duration
+	// After, when set, is a time at or before which this generator must issue nothing: the
+	// last time a previous holder of the same worker ID issued (Generator.Last). A clock
+	// behind it is treated as a rollback.
+	After time.Time
+	// Observer, when set, receives the generator's events.
+	Observer Observer
+}
+
+// Generator issues IDs for one worker under one Layout. It is safe for concurrent use:
+// issuing takes one compare-and-swap on the fast path and no lock.
+type Generator struct {
+	// state packs the last issued tick (plus one) above its sequence number.
+	state atomic.Uint64
+	_     [56]byte
+	// coarse is the tick last read by the background ticker, or -1 when none runs.
+	coarse  atomic.Int64
+	maxSeen atomic.Int64 // highest tick the clock has read
+	ticking atomic.Bool
+	ahead   atomic.Bool // a non-zero drift was reported
+	behind  atomic.Bool // a rollback was reported and has not cleared
+
+	layout     Layout
+	worker     int64
+	seqBits    uint8
+	seqMask    uint64
+	rotMask    uint64
+	timeShift  uint8
+	seqShift   uint8
+	workerPart int64
+	maxTick    int64
+	unitNs     int64
+	aheadTicks int64
+	catchUp    int64
+	maxWait    time.Duration
+	maxDrift   time.Duration
+	rollback   RollbackPolicy
+	clock      Clock
+	sys        *systemClock // the clock when it is the system clock: read without time.Time
+	anchorOff  int64        // sys.anchor - Epoch, in nanoseconds
+	obs        Observer
+}
+
+// New returns a generator for worker under layout. It validates the layout, the worker ID
+// and the options, and fails if the layout's lifetime is already over.
+func New(layout Layout, worker int64, opts Options) (*Generator, error) {
+	clock := opts.Clock
+	if clock == nil {
+		clock = SystemClock()
+	}
+	now := clock.Now()
+	if err := layout.validate(now); err != nil {
+		return nil, err
+	}
+	if worker < 0 || worker > layout.MaxWorker() {
+		return nil, fmt.Errorf("snowflake: worker %d out of range [0, %d] of layout %v: %w", worker, layout.MaxWorker(), layout, ErrOutOfRange)
+	}
+	switch {
+	case opts.Rollback > RollbackLogical:
+		return nil, fmt.Errorf("snowflake: unknown rollback policy %d", opts.Rollback)
+	case opts.Exhaust > ExhaustBorrow:
+		return nil, fmt.Errorf("snowflake: unknown exhaust policy %d", opts.Exhaust)
+	case opts.MaxWait < 0:
+		return nil, fmt.Errorf("snowflake: MaxWait %v is negative", opts.MaxWait)
+	case opts.MaxDrift < 0:
+		return nil, fmt.Errorf("snowflake: MaxDrift %v is negative", opts.MaxDrift)
+	}
+	if !now.Before(layout.End()) {
+		return nil, fmt.Errorf("snowflake: layout %v ended at %s: %w", layout, layout.End().UTC().Format(time.RFC3339), ErrLifetimeOver)
+	}
+	g := &Generator{
+		layout:    layout,
+		worker:    worker,
+		seqBits:   layout.SeqBits,
+		seqMask:   uint64(layout.MaxSeq()),
+		timeShift: layout.WorkerBits + layout.SeqBits,
+		maxTick:   layout.MaxTick(),
+		unitNs:    int64(layout.Unit),
+		maxWait:   opts.MaxWait,
+		maxDrift:  opts.MaxDrift,
+		rollback:  opts.Rollback,
+		clock:     clock,
+		obs:       opts.Observer,
+	}
+	if g.maxWait == 0 {
+		g.maxWait = DefaultMaxWait
+	}
+	if g.maxDrift == 0 {
+		g.maxDrift = DefaultMaxDrift
+	}
+	if opts.Rollback == RollbackLogical || opts.Exhaust == ExhaustBorrow {
+		g.aheadTicks = int64(g.maxDrift / layout.Unit)
+	}
+	switch {
+	case opts.CatchUp < 0:
+		g.catchUp = 0
+	case opts.CatchUp == 0:
+		g.catchUp = max(1, int64(DefaultCatchUp/layout.Unit))
+	default:
+		g.catchUp = max(1, int64(opts.CatchUp/layout.Unit))
+	}
+	// A new tick after a quiet one starts its sequence where the last one stopped, within
+	// a window of a quarter of the sequence (at most 64), so low bits rotate.
+	g.rotMask = uint64(min(64, max(1, (g.seqMask+1)/4))) - 1
+	if layout.Order == TimeSeqWorker {
+		g.seqShift = layout.WorkerBits
+		g.workerPart = worker
+	} else {
+		g.workerPart = worker << layout.SeqBits
+	}
+	if sc, ok := clock.(*systemClock); ok {
+		g.sys = sc
+		g.anchorOff = int64(sc.anchor.Sub(layout.Epoch))
+	}
+	floor := int64(-1)
+	if !opts.After.IsZero() {
+		floor = min(layout.Tick(opts.After), g.maxTick)
+	}
+	g.state.Store(g.pack(floor, g.seqMask))
+	g.maxSeen.Store(floor)
+	g.coarse.Store(-1)
+	return g, nil
+}
+
+// Layout returns the generator's layout.
+func (g *Generator) Layout() Layout { return g.layout }
+
+// Worker returns the generator's worker ID.
+func (g *Generator) Worker() int64 { return g.worker }
+
+// Last returns the start of the latest tick the generator has issued IDs in (or reserved
+// them, or inherited through Options.After), or the zero time if none. A later holder of
+// the same worker ID passes it as Options.After.
+func (g *Generator) Last() time.Time {
+	t, _ := g.unpack(g.state.Load())
+	if t < 0 {
+		return time.Time{}
+	}
+	return g.layout.TimeOf(t)
+}
+
+func (g *Generator) pack(tick int64, seq uint64) uint64 { return uint64(tick+1)<<g.seqBits | seq }
+
+func (g *Generator) unpack(v uint64) (int64, uint64) {
+	return int64(v>>g.seqBits) - 1, v & g.seqMask
+}
+
+func (g *Generator) id(tick int64, seq uint64) ID {
+	return ID(tick<<g.timeShift | g.workerPart | int64(seq)<<g.seqShift)
+}
+
+// advance returns where the first ID after (t, s) goes once the clock reads now > t.
+func (g *Generator) advance(t int64, s uint64, now int64) (int64, uint64) {
+	if s == g.seqMask && now-t <= g.catchUp {
+		// t was used up moments ago: the load is sustained, take the very next tick.
+		return t + 1, 0
+	}
+	return now, (s + 1) & g.rotMask
+}
+
+// Next returns a new ID, waiting if the policies say so. It fails only with the errors
+// its policies allow (*ClockBehindError), ErrLifetimeOver or ErrBeforeEpoch.
+func (g *Generator) Next() (ID, error) { return g.NextContext(context.Background()) }
+
+// NextContext is Next with waits that end when ctx is done.
+func (g *Generator) NextContext(ctx context.Context) (ID, error) {
+	if id, ok := g.fast(); ok {
+		return id, nil
+	}
+	sp, err := g.reserve(ctx, 1)
+	if err != nil {
+		return 0, err
+	}
+	if g.obs != nil {
+		g.obs.Issued(1)
+	}
+	return g.id(sp.t0, sp.s0), nil
+}
+
+// fast issues an ID from the ticker's cached clock without reading the clock, when the
+// ticker runs and nothing needs a decision.
+func (g *Generator) fast() (ID, bool) {
+	c := g.coarse.Load()
+	if c < 0 {
+		return 0, false
+	}
+	for {
+		old := g.state.Load()
+		t, s := g.unpack(old)
+		var nt int64
+		var ns uint64
+		switch {
+		case c > t:
+			nt, ns = g.advance(t, s, c)
+		case s < g.seqMask:
+			nt, ns = t, s+1
+		default:
+			return 0, false
+		}
+		if nt > g.maxTick {
+			return 0, false
+		}
+		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
+			if g.obs != nil {
+				if c > t && g.ahead.Load() && g.ahead.Swap(false) {
+					g.obs.Drift(0)
+				}
+				g.obs.Issued(1)
+			}
+			return g.id(nt, ns), true
+		}
+	}
+}
+
+// NextN reserves n IDs in one step, for bulk inserts, and returns them in increasing order.
+// When they fit in the ticks the clock allows, one compare-and-swap reserves them all;
+// otherwise it waits for further ticks like Next.
+func (g *Generator) NextN(ctx context.Context, n int) ([]ID, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("snowflake: NextN(%d): negative count", n)
+	}
+	ids := make([]ID, 0, n)
+	for len(ids) < n {
+		sp, err := g.reserve(ctx, uint64(n-len(ids)))
+		if err != nil {
+			return ids[:0], err
+		}
+		ids = g.appendSpan(ids, sp)
+	}
+	if g.obs != nil && n > 0 {
+		g.obs.Issued(n)
+	}
+	return ids, nil
+}
+
+// span is a run of reserved IDs from (t0, s0) to (t1, s1), both included.
+type span struct {
+	t0, t1 int64
+	s0, s1 uint64
+}
+
+func (g *Generator) appendSpan(ids []ID, sp span) []ID {
+	for t := sp.t0; t <= sp.t1; t++ {
+		from, to := uint64(0), g.seqMask
+		if t == sp.t0 {
+			from = sp.s0
+		}
+		if t == sp.t1 {
+			to = sp.s1
+		}
+		hi := t<<g.timeShift | g.workerPart
+		for s := from; s <= to; s++ {
+			ids = append(ids, ID(hi|int64(s)<<g.seqShift))
+		}
+	}
+	return ids
+}
+
+// nowNs reads the clock in nanoseconds since the epoch.
+func (g *Generator) nowNs() int64 {
+	if g.sys != nil {
+		return g.anchorOff + int64(time.Since(g.sys.anchor))
+	}
+	return int64(g.clock.Now().Sub(g.layout.Epoch))
+}
+
+// seen records a clock reading and returns the highest reading before it.
+func (g *Generator) seen(now int64) int64 {
+	prev := g.maxSeen.Load()
+	for now > prev && !g.maxSeen.CompareAndSwap(prev, now) {
+		prev = g.maxSeen.Load()
+	}
+	return prev
+}
+
+// reserve is the slow path: it reads the clock, applies the policies and reserves up to
+// want IDs (at least one) with one compare-and-swap.
+func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
+	for {
+		ns := g.nowNs()
+		if ns < 0 {
+			return span{}, fmt.Errorf("snowflake: clock reads %v before the epoch %s: %w",
+				time.Duration(-ns), g.layout.Epoch.UTC().Format(time.RFC3339), ErrBeforeEpoch)
+		}
+		now := ns / g.unitNs
+		prev := g.seen(now)
+		old := g.state.Load()
+		t, s := g.unpack(old)
+
+		// A clock behind both its own earlier reading and the last issued tick went back.
+		if ref := min(t, prev); ref > now {
+			wait := time.Duration(ref*g.unitNs - ns)
+			if g.obs != nil && !g.behind.Swap(true) {
+				g.obs.RollbackSeen(wait)
+			}
+			switch g.rollback {
+			case RollbackFail:
+				return span{}, &ClockBehindError{Behind: wait, Policy: RollbackFail}
+			case RollbackWait:
+				if wait > g.maxWait {
+					return span{}, &ClockBehindError{Behind: wait, Policy: RollbackWait, Limit: g.maxWait}
+				}
+				if err := g.sleep(ctx, wait); err != nil {
+					return span{}, err
+				}
+				continue
+			}
+			// RollbackLogical: the drift bound below decides.
+		} else if g.behind.Load() {
+			g.behind.Store(false)
+		}
+
+		var st int64
+		var ss uint64
+		switch {
+		case now > t:
+			st, ss = g.advance(t, s, now)
+		case s < g.seqMask:
+			st, ss = t, s+1
+		default:
+			st, ss = t+1, 0
+		}
+		if st > g.maxTick {
+			return span{}, fmt.Errorf("snowflake: every tick of layout %v is used (it ended at %s): %w",
+				g.layout, g.layout.End().UTC().Format(time.RFC3339), ErrLifetimeOver)
+		}
+		limit := min(now+g.aheadTicks, g.maxTick)
+		if st > limit {
+			// Park until the clock reaches the tick the next ID needs, less the drift.
+			wait := time.Duration((st-g.aheadTicks)*g.unitNs - ns)
+			if wait > g.maxWait && st-now > 1 {
+				return span{}, &ClockBehindError{Behind: time.Duration((st-1)*g.unitNs - ns), Policy: g.rollback, Limit: g.maxDrift + g.maxWait}
+			}
+			if err := g.sleep(ctx, wait); err != nil {
+				return span{}, err
+			}
+			continue
+		}
+
+		et, es := st, ss
+		if avail := g.seqMask - ss + 1; want <= avail {
+			es = ss + want - 1
+		} else {
+			rest := want - avail
+			per := g.seqMask + 1
+			if extra := (rest + per - 1) / per; extra > uint64(limit-st) {
+				et, es = limit, g.seqMask
+			} else {
+				et, es = st+int64(extra), (rest-1)%per
+			}
+		}
+		if !g.state.CompareAndSwap(old, g.pack(et, es)) {
+			continue
+		}
+		if now >= t && g.sys != nil && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+			// More than one ID in a tick: cache the clock so callers stop reading it.
+			if now == t || et > now {
+				go g.tick()
+			} else {
+				g.ticking.Store(false)
+			}
+		}
+		if g.obs != nil {
+			if et > now {
+				g.ahead.Store(true)
+				g.obs.Drift(time.Duration((et-now)*g.unitNs - ns%g.unitNs))
+			} else if g.ahead.Load() && g.ahead.Swap(false) {
+				g.obs.Drift(0)
+			}
+		}
+		return span{t0: st, s0: ss, t1: et, s1: es}, nil
+	}
+}
+
+func (g *Generator) sleep(ctx context.Context, d time.Duration) error {
+	if err := g.clock.Sleep(ctx, d); err != nil {
+		return fmt.Errorf("snowflake: waiting %v for the clock: %w", d, err)
+	}
+	if g.obs != nil {
+		g.obs.Waited(d)
+	}
+	return nil
+}
+
+// tick keeps coarse within about a tick of the clock while the generator is busy, so the
+// fast path reads an atomic instead of the clock. It stops after 64 idle ticks.
+func (g *Generator) tick() {
+	every := max(g.layout.Unit, time.Millisecond)
+	last, idle := g.state.Load(), 0
+	for {
+		g.coarse.Store(g.nowNs() / g.unitNs)
+		time.Sleep(every)
+		if cur := g.state.Load(); cur != last {
+			last, idle = cur, 0
+			continue
+		}
+		if idle++; idle >= 64 {
+			g.coarse.Store(-1)
+			g.ticking.Store(false)
+			return
+		}
+	}
+}
