@@ -55,6 +55,9 @@ type Generator struct {
 	ticking atomic.Bool
 	ahead   atomic.Bool // a non-zero drift was reported
 	behind  atomic.Bool // a rollback was reported and has not cleared
+	// run is the latest tick entered by catching up from a used-up one: a tick of a
+	// sustained load, to be used up before moving on.
+	run atomic.Int64
 
 	layout     Layout
 	worker     int64
@@ -155,6 +158,7 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 	g.state.Store(g.pack(floor, g.seqMask))
 	g.maxSeen.Store(floor)
 	g.coarse.Store(-1)
+	g.run.Store(-2)
 	return g, nil
 }
 
@@ -185,13 +189,20 @@ func (g *Generator) id(tick int64, seq uint64) ID {
 	return ID(tick<<g.timeShift | g.workerPart | int64(seq)<<g.seqShift)
 }
 
-// advance returns where the first ID after (t, s) goes once the clock reads now > t.
-func (g *Generator) advance(t int64, s uint64, now int64) (int64, uint64) {
-	if s == g.seqMask && now-t <= g.catchUp {
-		// t was used up moments ago: the load is sustained, take the very next tick.
-		return t + 1, 0
+// advance returns where the first ID after (t, s) goes once the clock reads now > t, and
+// whether that continues a sustained load.
+func (g *Generator) advance(t int64, s uint64, now int64) (int64, uint64, bool) {
+	if now-t <= g.catchUp {
+		if s == g.seqMask {
+			// t was used up moments ago: the load is sustained, take the very next tick.
+			return t + 1, 0, true
+		}
+		if g.run.Load() == t {
+			// t is a tick of a sustained load that fell behind the clock: use it up.
+			return t, s + 1, false
+		}
 	}
-	return now, (s + 1) & g.rotMask
+	return now, (s + 1) & g.rotMask, false
 }
 
 // Next returns a new ID, waiting if the policies say so. It fails only with the errors
@@ -225,9 +236,10 @@ func (g *Generator) fast() (ID, bool) {
 		t, s := g.unpack(old)
 		var nt int64
 		var ns uint64
+		var run bool
 		switch {
 		case c > t:
-			nt, ns = g.advance(t, s, c)
+			nt, ns, run = g.advance(t, s, c)
 		case s < g.seqMask:
 			nt, ns = t, s+1
 		default:
@@ -237,6 +249,9 @@ func (g *Generator) fast() (ID, bool) {
 			return 0, false
 		}
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
+			if run {
+				g.run.Store(nt)
+			}
 			if g.obs != nil {
 				if c > t && g.ahead.Load() && g.ahead.Swap(false) {
 					g.obs.Drift(0)
@@ -348,9 +363,10 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 
 		var st int64
 		var ss uint64
+		var run bool
 		switch {
 		case now > t:
-			st, ss = g.advance(t, s, now)
+			st, ss, run = g.advance(t, s, now)
 		case s < g.seqMask:
 			st, ss = t, s+1
 		default:
@@ -387,6 +403,9 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 		}
 		if !g.state.CompareAndSwap(old, g.pack(et, es)) {
 			continue
+		}
+		if run || et > st {
+			g.run.Store(et)
 		}
 		if now >= t && g.sys != nil && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
 			// More than one ID in a tick: cache the clock so callers stop reading it.
