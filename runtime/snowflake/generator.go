@@ -3,15 +3,20 @@ package snowflake
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
+
+// yieldEvery+1 is how many IDs of a tick a caller takes under sustained load before it
+// lets the other callers run.
+const yieldEvery = 255
 
 // Defaults for Options fields left zero.
 const (
 	DefaultMaxWait  = time.Second
 	DefaultMaxDrift = time.Second
-	DefaultCatchUp  = 4 * time.Millisecond
+	DefaultCatchUp  = 10 * time.Millisecond
 )
 
 // Options tune a Generator. The zero value is ready to use: system clock, RollbackWait,
@@ -251,6 +256,10 @@ func (g *Generator) fast() (ID, bool) {
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
 			if run {
 				g.run.Store(nt)
+			} else if ns&yieldEvery == yieldEvery && g.run.Load() == nt {
+				// At the layout's cap every caller waits for the same ticks: yield now and
+				// then so the callers that woke with us get their share of this one.
+				runtime.Gosched()
 			}
 			if g.obs != nil {
 				if c > t && g.ahead.Load() && g.ahead.Swap(false) {
