@@ -49,7 +49,8 @@ func Env(name string, max int64) (Source, error) {
 }
 
 // StatefulSet returns a Source that answers the ordinal of a Kubernetes StatefulSet pod: the
-// decimal digits after the last '-' of hostname ("orders-7" is 7). An empty hostname means
+// decimal digits after the last '-' of hostname's first label ("orders-7" and
+// "orders-7.orders.shop.svc.cluster.local" are 7). An empty hostname means
 // [os.Hostname]. The hostname is read once, here; one without a trailing ordinal is a
 // [*ParseError], an ordinal outside [0, max] a [*RangeError].
 //
@@ -63,11 +64,14 @@ func StatefulSet(hostname string, max int64) (Source, error) {
 		}
 		hostname = h
 	}
-	i := strings.LastIndexByte(hostname, '-')
+	// With setHostnameAsFQDN the pod's hostname is "web-3.web.default.svc.cluster.local":
+	// the ordinal ends the first label.
+	pod, _, _ := strings.Cut(hostname, ".")
+	i := strings.LastIndexByte(pod, '-')
 	if i < 0 {
 		return nil, &ParseError{Source: "hostname", Value: hostname, Err: errNoOrdinal}
 	}
-	id, err := parseDecimal(hostname[i+1:])
+	id, err := parseDecimal(pod[i+1:])
 	if err == errNotDecimal {
 		err = errNoOrdinal
 	}

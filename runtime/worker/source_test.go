@@ -253,7 +253,8 @@ var statefulSetTests = []struct {
 	{"space", "orders- 7", 1023, noOrdinal("orders- 7")},
 	{"trailing space", "orders-7 ", 1023, noOrdinal("orders-7 ")},
 	{"hex", "orders-0x1f", 1023, noOrdinal("orders-0x1f")},
-	{"fqdn", "web-0.web.default.svc.cluster.local", 1023, noOrdinal("web-0.web.default.svc.cluster.local")},
+	{"fqdn", "web-3.web.default.svc.cluster.local", 1023, result{id: 3}},
+	{"fqdn without ordinal", "web.default.svc", 1023, noOrdinal("web.default.svc")},
 	{"digits only", "7", 1023, noOrdinal("7")},
 	{"invalid UTF-8", "web-\xff", 1023, noOrdinal("web-\xff")},
 	{"overflow", "web-9223372036854775808", math.MaxInt64, parseErr("hostname", "web-9223372036854775808", strconv.ErrRange, "overflows int64: value out of range")},
@@ -330,12 +331,14 @@ func FuzzStatefulSet(f *testing.F) {
 		if err != nil || id < 0 || id > max {
 			t.Fatalf("StatefulSet(%q).WorkerID = %d, %v; want in [0, %d]", hostname, id, err, max)
 		}
-		// The ID must be the ordinal after the last '-', read back the plain way.
-		i := strings.LastIndexByte(hostname, '-')
+		// The ID must be the ordinal after the last '-' of the first label, read back the
+		// plain way.
+		pod, _, _ := strings.Cut(hostname, ".")
+		i := strings.LastIndexByte(pod, '-')
 		if i < 0 {
 			t.Fatalf("StatefulSet(%q) = %d without a '-'", hostname, id)
 		}
-		if n, err := strconv.ParseUint(hostname[i+1:], 10, 64); err != nil || int64(n) != id {
+		if n, err := strconv.ParseUint(pod[i+1:], 10, 64); err != nil || int64(n) != id {
 			t.Fatalf("StatefulSet(%q) = %d; ordinal reads %d, %v", hostname, id, n, err)
 		}
 	})
