@@ -13,7 +13,14 @@
 // Under sustained load the generator keeps the whole capacity of its layout: a caller that
 // waited for the next tick and woke late (Go's timers on Linux wake about a millisecond
 // late) still issues in the tick it waited for rather than skipping it, so the generator
-// delivers its full rate while its IDs trail the clock by at most [Options.CatchUp].
+// delivers its full rate while its IDs trail the clock by at most [Options.CatchUp]. In that
+// state callers yield the processor every 256 IDs, so many goroutines waiting on one
+// generator share its ticks fairly.
+//
+// While it is busy (more than one ID per tick), a generator on the system clock runs one
+// goroutine that caches the current tick about once per tick, so issuing an ID costs one
+// atomic load and one compare-and-swap instead of a clock read; the goroutine exits after
+// 64 idle ticks. IDs are then stamped up to about a tick behind the clock.
 //
 // At low rates a new tick does not restart its sequence at zero but at the value after the
 // previous tick's last one (within a small window), so the low bits, which sharding schemes
