@@ -194,20 +194,23 @@ func (g *Generator) id(tick int64, seq uint64) ID {
 	return ID(tick<<g.timeShift | g.workerPart | int64(seq)<<g.seqShift)
 }
 
-// advance returns where the first ID after (t, s) goes once the clock reads now > t, and
-// whether that continues a sustained load.
-func (g *Generator) advance(t int64, s uint64, now int64) (int64, uint64, bool) {
-	if now-t <= g.catchUp {
-		if s == g.seqMask {
-			// t was used up moments ago: the load is sustained, take the very next tick.
-			return t + 1, 0, true
-		}
-		if g.run.Load() == t {
-			// t is a tick of a sustained load that fell behind the clock: use it up.
-			return t, s + 1, false
-		}
+// following returns where the ID after (t, s) goes with the clock at now; run says it
+// continues a sustained load, full that tick t is used up and the clock has not passed it
+// (the ID would go in tick t+1, ahead of the clock).
+func (g *Generator) following(t int64, s uint64, now int64) (nt int64, ns uint64, run, full bool) {
+	switch {
+	case now <= t && s < g.seqMask:
+		return t, s + 1, false, false
+	case now <= t:
+		return t + 1, 0, false, true
+	case now-t <= g.catchUp && s == g.seqMask:
+		// t was used up moments ago: the load is sustained, take the very next tick.
+		return t + 1, 0, true, false
+	case now-t <= g.catchUp && g.run.Load() == t:
+		// t is a tick of a sustained load that fell behind the clock: use it up.
+		return t, s + 1, false, false
 	}
-	return now, (s + 1) & g.rotMask, false
+	return now, (s + 1) & g.rotMask, false, false
 }
 
 // Next returns a new ID, waiting if the policies say so. It fails only with the errors
@@ -239,18 +242,11 @@ func (g *Generator) fast() (ID, bool) {
 	for {
 		old := g.state.Load()
 		t, s := g.unpack(old)
-		var nt int64
-		var ns uint64
-		var run bool
-		switch {
-		case c > t:
-			nt, ns, run = g.advance(t, s, c)
-		case s < g.seqMask:
-			nt, ns = t, s+1
-		default:
-			return 0, false
+		nt, ns, run, full := t, s+1, false, false
+		if c > t || s == g.seqMask { // else the common case: the next sequence number
+			nt, ns, run, full = g.following(t, s, c)
 		}
-		if nt > g.maxTick {
+		if full || nt > g.maxTick {
 			return 0, false
 		}
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
@@ -370,17 +366,7 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 			g.behind.Store(false)
 		}
 
-		var st int64
-		var ss uint64
-		var run bool
-		switch {
-		case now > t:
-			st, ss, run = g.advance(t, s, now)
-		case s < g.seqMask:
-			st, ss = t, s+1
-		default:
-			st, ss = t+1, 0
-		}
+		st, ss, run, _ := g.following(t, s, now)
 		if st > g.maxTick {
 			return span{}, fmt.Errorf("snowflake: every tick of layout %v is used (it ended at %s): %w",
 				g.layout, g.layout.End().UTC().Format(time.RFC3339), ErrLifetimeOver)
