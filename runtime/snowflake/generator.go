@@ -246,7 +246,9 @@ func (g *Generator) fast() (ID, bool) {
 		if c > t || s == g.seqMask { // else the common case: the next sequence number
 			nt, ns, run, full = g.following(t, s, c)
 		}
-		if full || nt > g.maxTick {
+		// A used-up tick may borrow the next without a clock read when even the cached
+		// tick, which is never ahead of the clock, allows it.
+		if (full && nt > c+g.aheadTicks) || nt > g.maxTick {
 			return 0, false
 		}
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
@@ -258,7 +260,10 @@ func (g *Generator) fast() (ID, bool) {
 				runtime.Gosched()
 			}
 			if g.obs != nil {
-				if c > t && g.ahead.Load() && g.ahead.Swap(false) {
+				if full {
+					g.ahead.Store(true)
+					g.obs.Drift(time.Duration(nt-c) * g.layout.Unit)
+				} else if c > t && g.ahead.Load() && g.ahead.Swap(false) {
 					g.obs.Drift(0)
 				}
 				g.obs.Issued(1)
@@ -402,13 +407,12 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 		if run || et > st {
 			g.run.Store(et)
 		}
-		if now >= t && g.sys != nil && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
-			// More than one ID in a tick: cache the clock so callers stop reading it.
-			if now == t || et > now {
-				go g.tick()
-			} else {
-				g.ticking.Store(false)
-			}
+		if g.sys != nil && (st == t || et > now) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+			// More than one ID in a tick, or IDs ahead of the clock: cache the clock so
+			// callers stop reading it. Seed the cache here: under load the ticker may wait
+			// for a processor.
+			g.coarse.Store(now)
+			go g.tick()
 		}
 		if g.obs != nil {
 			if et > now {

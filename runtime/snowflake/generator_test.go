@@ -541,3 +541,34 @@ func (o *countObserver) Drift(d time.Duration) {
 		}
 	}
 }
+
+// TestTickerRestartsAhead: a borrowing generator that is ahead of the clock when its ticker
+// stops gets the ticker back when it is busy again, rather than reading the clock per ID.
+func TestTickerRestartsAhead(t *testing.T) {
+	g, err := New(Classic(), 1, Options{Exhaust: ExhaustBorrow, MaxDrift: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.NextN(context.Background(), 4096*500); err != nil { // 500 ticks ahead
+		t.Fatal(err)
+	}
+	for range 1000 {
+		g.Next()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for g.ticking.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if g.ticking.Load() {
+		t.Fatal("ticker did not stop")
+	}
+	if last, _ := g.unpack(g.state.Load()); last <= Classic().Tick(time.Now()) {
+		t.Fatal("the clock caught up with the borrowed ticks before the ticker stopped")
+	}
+	for range 10 {
+		g.Next()
+	}
+	if !g.ticking.Load() || g.coarse.Load() < 0 {
+		t.Fatal("ticker not restarted for a busy generator ahead of the clock")
+	}
+}
