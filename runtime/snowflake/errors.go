@@ -27,6 +27,7 @@ type LayoutError struct {
 	Problem string
 }
 
+// Error implements error.
 func (e *LayoutError) Error() string {
 	return "snowflake: invalid layout: " + e.Field + " " + e.Problem
 }
@@ -46,6 +47,7 @@ type ClockBehindError struct {
 	Limit time.Duration
 }
 
+// Error implements error.
 func (e *ClockBehindError) Error() string {
 	switch e.Policy {
 	case RollbackFail:
