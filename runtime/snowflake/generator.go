@@ -455,3 +455,9 @@ func (g *Generator) tick() {
 		}
 	}
 }
+
+// NextInt64 is NextContext returning a plain int64, so a Generator is an idgen.Source.
+func (g *Generator) NextInt64(ctx context.Context) (int64, error) {
+	id, err := g.NextContext(ctx)
+	return int64(id), err
+}
