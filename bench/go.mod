@@ -1,6 +1,6 @@
 module github.com/idgen/idgen/bench
 
-go 1.26
+go 1.26.0
 
 replace github.com/idgen/idgen => ../
 
