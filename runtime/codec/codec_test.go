@@ -195,3 +195,53 @@ func FuzzUnmarshalJSONInt64(f *testing.F) {
 		}
 	})
 }
+
+func TestUUID(t *testing.T) {
+	u := [16]byte{0x01, 0x90, 0xa6, 0xf4, 0x7c, 0x3e, 0x7b, 0x5a, 0x9c, 0x1d, 0x2e, 0x3f, 0x4a, 0x5b, 0x6c, 0x7d}
+	s := string(AppendUUID(nil, u))
+	if s != "0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7d" {
+		t.Fatalf("AppendUUID = %s", s)
+	}
+	for _, in := range []string{s, strings.ToUpper(s)} {
+		if got, err := ParseUUID("SessionID", in); err != nil || got != u {
+			t.Errorf("ParseUUID(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", s[:35], "{" + s[:34] + "}", strings.ReplaceAll(s, "-", ""), s[:8] + "x" + s[9:], "0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7g"} {
+		if _, err := ParseUUID("SessionID", bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ParseUUID(%q) = %v", bad, err)
+		}
+	}
+	if got := UUIDTime(u); got.UnixMilli() != 0x0190a6f47c3e {
+		t.Errorf("UUIDTime = %v", got)
+	}
+	v4 := u
+	v4[6] = 0x4b
+	if !UUIDTime(v4).IsZero() {
+		t.Error("time of a v4 UUID")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = AppendUUID(make([]byte, 0, 40)[:0], u) }); n > 1 {
+		t.Errorf("AppendUUID allocs %v", n)
+	}
+}
+
+func TestUnmarshalJSONString(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		null, ok bool
+	}{
+		{`"abc"`, "abc", false, true},
+		{` null `, "", true, true},
+		{`"a\"b"`, "", false, false},
+		{`"a\u0062"`, "", false, false},
+		{"\"a\tb\"", "", false, false},
+		{`abc`, "", false, false},
+		{`"`, "", false, false},
+		{`1`, "", false, false},
+	} {
+		s, null, err := UnmarshalJSONString("T", []byte(tc.in))
+		if (err == nil) != tc.ok || s != tc.want || null != tc.null {
+			t.Errorf("%s: %q %v %v", tc.in, s, null, err)
+		}
+	}
+}

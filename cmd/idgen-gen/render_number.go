@@ -1,0 +1,142 @@
+package main
+
+import (
+	"strings"
+
+	. "github.com/dave/jennifer/jen"
+)
+
+// renderNumber writes the methods of a business-number string type.
+func renderNumber(f *File, t *idType) {
+	n := t.name
+	format := lowerFirst(n) + "Format"
+
+	f.Commentf("%s is the format of every %s: prefix %q, time %q in %s (UTC%s), layout %s%s.",
+		format, n, t.prefix, t.timeFormat, t.zone, offsetText(t.zoneOffset), t.layout, map[bool]string{true: ", Luhn check digit"}[t.check])
+	f.Var().Id(format).Op("=").Qual(pkgNumber, "MustCompile").Call(Qual(pkgNumber, "Spec").Values(Dict{
+		Id("Prefix"): Lit(t.prefix),
+		Id("Time"):   Lit(t.timeFormat),
+		Id("Zone"):   Qual("time", "FixedZone").Call(Lit(t.zone), Lit(t.zoneOffset)),
+		Id("Layout"): Qual(pkgSnowflake, layoutFunc(t.layout)).Call(),
+		Id("Check"):  Lit(t.check),
+	}))
+	f.Line()
+
+	renderConstructors(f, t, []Code{
+		List(Id("id"), Err()).Op(":=").Qual(pkgIdgen, "NextSnowflake").Call(Id("ctx"), Id("src"), Id(format).Dot("Spec").Call().Dot("Layout")),
+		If(Err().Op("!=").Nil()).Block(Return(Lit(""), Err())),
+		List(Id("s"), Err()).Op(":=").Id(format).Dot("Format").Call(Id("id")),
+		If(Err().Op("!=").Nil()).Block(Return(Lit(""), Err())),
+		Return(Id(n).Call(Id("s")), Nil()),
+	})
+
+	f.Commentf("Parse%s checks that s is a valid %s: prefix, time, digits and check digit.", n, n)
+	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
+		If(List(Id("_"), Err()).Op(":=").Id(format).Dot("Parse").Call(Id("s")), Err().Op("!=").Nil()).Block(
+			Return(Lit(""), Qual(pkgCodec, "Errorf").Call(Lit(n), Id("s"), Lit("%w"), Err())),
+		),
+		Return(Id(n).Call(Id("s")), Nil()),
+	)
+	f.Line()
+	f.Comment("String returns the number.")
+	f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(Return(String().Call(Id("id"))))
+	f.Line()
+	f.Comment("AppendText implements encoding.TextAppender.")
+	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
+		Return(Append(Id("b"), Id("id").Op("...")), Nil()),
+	)
+	f.Line()
+	f.Comment("MarshalText implements encoding.TextMarshaler.")
+	f.Func().Params(Id("id").Id(n)).Id("MarshalText").Params().Params(Index().Byte(), Error()).Block(
+		Return(Index().Byte().Call(Id("id")), Nil()),
+	)
+	f.Line()
+	f.Commentf("UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero %s.", n)
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalText").Params(Id("b").Index().Byte()).Error().Block(
+		If(Len(Id("b")).Op("==").Lit(0)).Block(Op("*").Id("id").Op("=").Lit(""), Return(Nil())),
+		List(Id("v"), Err()).Op(":=").Id("Parse"+n).Call(String().Call(Id("b"))),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		Op("*").Id("id").Op("=").Id("v"),
+		Return(Nil()),
+	)
+	f.Line()
+	f.Comment("MarshalJSON implements json.Marshaler: a JSON string.")
+	f.Func().Params(Id("id").Id(n)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+		Return(Qual("encoding/json", "Marshal").Call(String().Call(Id("id")))),
+	)
+	f.Line()
+	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.")
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
+		If(String().Call(Id("b")).Op("==").Lit("null")).Block(Return(Nil())),
+		Var().Id("s").String(),
+		If(Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(Id("b"), Op("&").Id("s")), Err().Op("!=").Nil()).Block(
+			Return(Qual(pkgCodec, "Errorf").Call(Lit(n), String().Call(Id("b")), Lit("want a JSON string"))),
+		),
+		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
+	)
+	f.Line()
+	f.Commentf("Scan implements sql.Scanner: text holding a %s. NULL and empty text scan as the zero %s.", n, n)
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
+		List(Id("s"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanString").Call(Lit(n), Id("src")),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
+	)
+	f.Line()
+	f.Comment("Value implements driver.Valuer: the number as text.")
+	f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
+		Return(String().Call(Id("id")), Nil()),
+	)
+	f.Line()
+	f.Comment("IsZero reports whether the number is unset.")
+	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Lit("")))
+	f.Line()
+	f.Comment("Snowflake returns the snowflake ID the number was made from.")
+	f.Func().Params(Id("id").Id(n)).Id("Snowflake").Params().Params(Qual(pkgSnowflake, "ID"), Error()).Block(
+		List(Id("v"), Err()).Op(":=").Id(format).Dot("Parse").Call(String().Call(Id("id"))),
+		If(Err().Op("!=").Nil()).Block(Return(Lit(0), Qual(pkgCodec, "Errorf").Call(Lit(n), String().Call(Id("id")), Lit("%w"), Err()))),
+		Return(Id("v"), Nil()),
+	)
+	f.Line()
+	f.Comment("Time returns the start of the tick the number was issued in; the zero time if the")
+	f.Comment("number is not valid.")
+	f.Func().Params(Id("id").Id(n)).Id("Time").Params().Qual("time", "Time").Block(
+		List(Id("v"), Err()).Op(":=").Id("id").Dot("Snowflake").Call(),
+		If(Err().Op("!=").Nil()).Block(Return(Qual("time", "Time").Values())),
+		List(Id("t"), Id("_")).Op(":=").Id(format).Dot("Time").Call(Id("v")),
+		Return(Id("t")),
+	)
+	f.Line()
+	f.Comment("Parts decodes the number into the tick, worker and sequence of its snowflake ID.")
+	f.Func().Params(Id("id").Id(n)).Id("Parts").Params().Params(Qual(pkgSnowflake, "Parts"), Error()).Block(
+		List(Id("v"), Err()).Op(":=").Id("id").Dot("Snowflake").Call(),
+		If(Err().Op("!=").Nil()).Block(Return(Qual(pkgSnowflake, "Parts").Values(), Err())),
+		Return(Id(format).Dot("Spec").Call().Dot("Layout").Dot("Decode").Call(Id("v"))),
+	)
+}
+
+func lowerFirst(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	switch {
+	case i == 0:
+		return s
+	case i == len(s):
+		return strings.ToLower(s)
+	case i > 1:
+		i-- // "URLNo" -> "urlNo"
+	}
+	return strings.ToLower(s[:i]) + s[i:]
+}
+
+func offsetText(sec int) string {
+	sign := "+"
+	if sec < 0 {
+		sign, sec = "-", -sec
+	}
+	h, m := sec/3600, sec%3600/60
+	return sign + twoDigits(h) + ":" + twoDigits(m)
+}
+
+func twoDigits(v int) string { return string([]byte{byte('0' + v/10), byte('0' + v%10)}) }

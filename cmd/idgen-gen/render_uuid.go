@@ -1,0 +1,106 @@
+package main
+
+import (
+	. "github.com/dave/jennifer/jen"
+)
+
+// renderUUID writes the methods of a [16]byte UUIDv7 type, in its uuid7 or typeid text form.
+func renderUUID(f *File, t *idType) {
+	n := t.name
+	parse := "parse" + n
+	zero := Id(n).Values()
+	u := Index(Lit(16)).Byte().Call(Id("id"))
+
+	renderConstructors(f, t, []Code{
+		List(Id("u"), Err()).Op(":=").Qual(pkgUUID, "NewV7").Call(),
+		If(Err().Op("!=").Nil()).Block(Return(zero, Err())),
+		Return(Id(n).Call(Id("u")), Nil()),
+	})
+
+	size, form := 36, "the canonical 36-character UUID"
+	var parseBody []Code
+	var appendCall *Statement
+	if t.kind == kindTypeID {
+		size = 26
+		if t.prefix != "" {
+			size += len(t.prefix) + 1
+		}
+		form = "a TypeID, \"" + t.prefix + "_\" and 26 base32 characters, as go.jetify.com/typeid writes it"
+		if t.prefix == "" {
+			form = "a TypeID without prefix: 26 base32 characters"
+		}
+		parseBody = []Code{
+			List(Id("u"), Err()).Op(":=").Qual(pkgTypeID, "Parse").Call(Lit(t.prefix), Id("s")),
+			If(Err().Op("!=").Nil()).Block(Return(Id("u"), Qual(pkgCodec, "Errorf").Call(Lit(n), Id("s"), Lit("%w"), Err()))),
+			Return(Id("u"), Nil()),
+		}
+		appendCall = Qual(pkgTypeID, "Append").Call(Id("b"), Lit(t.prefix), u)
+	} else {
+		parseBody = []Code{Return(Qual(pkgCodec, "ParseUUID").Call(Lit(n), Id("s")))}
+		appendCall = Qual(pkgCodec, "AppendUUID").Call(Id("b"), u)
+	}
+
+	f.Commentf("Parse%s parses the text form of a %s: %s.", n, n, form)
+	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
+		List(Id("u"), Err()).Op(":=").Id(parse).Call(Id("s")),
+		If(Err().Op("!=").Nil()).Block(Return(zero, Err())),
+		Return(Id(n).Call(Id("u")), Nil()),
+	)
+	f.Line()
+	f.Func().Id(parse).Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(parseBody...)
+	f.Line()
+	f.Commentf("AppendText implements encoding.TextAppender: %s.", form)
+	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
+		Return(appendCall, Nil()),
+	)
+	f.Line()
+	renderTextMethods(f, n, size, parse)
+	renderQuotedJSON(f, n, size, "")
+	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.")
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
+		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
+		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),
+		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
+	)
+	f.Line()
+
+	scanParse := Id(parse)
+	scanDoc := "the UUID as text (uuid, char(36)) or as 16 bytes (binary(16))"
+	if t.kind == kindTypeID {
+		scanDoc = "the UUID as text or 16 bytes, or the TypeID text"
+		scanParse = Func().Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(
+			If(List(Id("u"), Err()).Op(":=").Qual(pkgCodec, "ParseUUID").Call(Lit(n), Id("s")), Err().Op("==").Nil()).Block(
+				Return(Id("u"), Nil()),
+			),
+			Return(Id(parse).Call(Id("s"))),
+		)
+	}
+	f.Commentf("Scan implements sql.Scanner: %s. NULL scans as the zero %s.", scanDoc, n)
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
+		List(Id("u"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanUUID").Call(Lit(n), Id("src"), scanParse),
+		If(Err().Op("!=").Nil()).Block(Return(Err())),
+		Op("*").Id("id").Op("=").Id(n).Call(Id("u")),
+		Return(Nil()),
+	)
+	f.Line()
+	if t.sqlText {
+		f.Comment("Value implements driver.Valuer: the TypeID text (sql=text).")
+		f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
+			Return(Id("id").Dot("String").Call(), Nil()),
+		)
+	} else {
+		f.Comment("Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL")
+		f.Comment("stores in a native uuid column and other databases as text.")
+		f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
+			Return(String().Call(Qual(pkgCodec, "AppendUUID").Call(Make(Index().Byte(), Lit(0), Lit(36)), u)), Nil()),
+		)
+	}
+	f.Line()
+	f.Comment("IsZero reports whether the ID is unset.")
+	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Add(zero)))
+	f.Line()
+	f.Comment("Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.")
+	f.Func().Params(Id("id").Id(n)).Id("Time").Params().Qual("time", "Time").Block(
+		Return(Qual(pkgCodec, "UUIDTime").Call(u)),
+	)
+}

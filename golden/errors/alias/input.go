@@ -1,0 +1,4 @@
+package alias
+
+//idgen:snowflake
+type UserID = int64

@@ -1,0 +1,4 @@
+package badzone
+
+//idgen:number prefix=ORD zone=Mars/Olympus_Mons
+type OrderNo string

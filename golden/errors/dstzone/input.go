@@ -1,0 +1,4 @@
+package dstzone
+
+//idgen:number prefix=ORD zone=America/New_York
+type OrderNo string

@@ -1,0 +1,4 @@
+package dupoption
+
+//idgen:snowflake json=string json=number
+type UserID int64

@@ -1,0 +1,4 @@
+package generic
+
+//idgen:snowflake
+type ID[T any] int64

@@ -1,0 +1,4 @@
+package novalue
+
+//idgen:snowflake prefix
+type UserID int64

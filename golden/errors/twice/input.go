@@ -1,0 +1,5 @@
+package twice
+
+//idgen:snowflake
+//idgen:snowflake prefix=usr
+type UserID int64

@@ -1,0 +1,4 @@
+package unknownkind
+
+//idgen:snowflak
+type UserID int64

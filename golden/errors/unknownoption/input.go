@@ -1,0 +1,4 @@
+package unknownoption
+
+//idgen:snowflake prefx=usr
+type UserID int64

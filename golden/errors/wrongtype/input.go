@@ -1,0 +1,13 @@
+package wrongtype
+
+//idgen:snowflake
+type UserID string
+
+//idgen:number
+type OrderNo int64
+
+//idgen:uuid7
+type SessionID [32]byte
+
+//idgen:typeid prefix=user
+type UserTID struct{ u [16]byte }
