@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"decode", "253888551064702976"}, []string{"time      2026-12-02 14:22:27.595 UTC", "worker    1", "sequence  0"}},
+		{[]string{"decode", "253888551064702976", "-layout", "classicdc"}, []string{"worker    1 (datacenter 0, machine 1)"}},
+		{[]string{"decode", "-layout", "sonyflake", "1234567"}, []string{"layout    sonyflake", "worker    54919", "sequence  18"}},
+		{[]string{"decode", "usr_0e1kz8d3t2c00"}, []string{"id        "}},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(&out, &errOut, tc.args); err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errOut.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, out.String())
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode", "-1"}, "flag provided but not defined"},
+		{[]string{"decode", "abc"}, `idgen: parse ID "abc"`},
+		{[]string{"decode", "9223372036854775808"}, "overflows int64"},
+		{[]string{"decode", "1", "-layout", "twitter"}, `unknown layout "twitter"`},
+		{[]string{"decode"}, "usage: idgen-gen decode"},
+		{[]string{"decode", "1", "2"}, "usage: idgen-gen decode"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(&out, &errOut, tc.args)
+		if err == nil {
+			t.Errorf("%v: no error", tc.args)
+			continue
+		}
+		if !strings.Contains(err.Error()+errOut.String(), tc.want) {
+			t.Errorf("%v: %v\n%s\nwant %q", tc.args, err, errOut.String(), tc.want)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(&out, &errOut, []string{"-h"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"usage: idgen-gen", "//idgen:snowflake prefix=usr", "-tags", "decode"} {
+		if !strings.Contains(errOut.String(), w) {
+			t.Errorf("usage lacks %q:\n%s", w, errOut.String())
+		}
+	}
+}
+
+// TestDryRun: -n prints the files it would write and writes nothing.
+func TestDryRun(t *testing.T) {
+	root := moduleRoot(t)
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(filepath.Join(root, "golden", "prefixed")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(&out, &errOut, []string{"-n"}); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	want, _ := os.ReadFile("prefixed_idgen.go")
+	if !strings.Contains(out.String(), string(want)) {
+		t.Error("-n did not print the generated file")
+	}
+	// Errors come out relative to the working directory.
+	if err := os.Chdir(filepath.Join(root, "golden", "errors")); err != nil {
+		t.Fatal(err)
+	}
+	err := run(&out, &errOut, []string{"./twice"})
+	if err == nil || !strings.HasPrefix(err.Error(), "twice/input.go:4:1: ") {
+		t.Errorf("error %v, want it relative to the working directory", err)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	gen := filepath.Join(dir, "x_idgen.go")
+	content := []byte("// " + header + "\n\npackage x\n")
+	if err := write([]file{{path: gen, content: content}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(gen); !bytes.Equal(got, content) {
+		t.Fatal("not written")
+	}
+	// No annotated types left: the stale file goes.
+	if err := write([]file{{path: gen}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gen); !os.IsNotExist(err) {
+		t.Fatal("stale generated file kept")
+	}
+	// A hand-written file of that name is never overwritten or removed.
+	hand := []byte("package x\n")
+	os.WriteFile(gen, hand, 0o644)
+	if err := write([]file{{path: gen, content: content}}); err == nil || !strings.Contains(err.Error(), "not written by idgen-gen") {
+		t.Fatalf("overwrote a hand-written file: %v", err)
+	}
+	if err := write([]file{{path: gen}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(gen); !bytes.Equal(got, hand) {
+		t.Fatal("hand-written file changed")
+	}
+}
