@@ -207,7 +207,8 @@ func TestUUID(t *testing.T) {
 			t.Errorf("ParseUUID(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", s[:35], "{" + s[:34] + "}", strings.ReplaceAll(s, "-", ""), s[:8] + "x" + s[9:], "0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7g"} {
+	for _, bad := range []string{"", s[:35], "{" + s[:34] + "}", strings.ReplaceAll(s, "-", ""), s[:8] + "x" + s[9:], "0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7g",
+		"00000000-0000-0000-0000-0000000000-0", "00000000-0000-0000-0000-00000000000-"} {
 		if _, err := ParseUUID("SessionID", bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("ParseUUID(%q) = %v", bad, err)
 		}
@@ -244,4 +245,22 @@ func TestUnmarshalJSONString(t *testing.T) {
 			t.Errorf("%s: %q %v %v", tc.in, s, null, err)
 		}
 	}
+}
+
+func FuzzParseUUID(f *testing.F) {
+	for _, s := range []string{"0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7d", "00000000-0000-0000-0000-0000000000-0", "", "0190A6F4-7C3E-7B5A-9C1D-2E3F4A5B6C7D"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUUID("T", s)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if back := string(AppendUUID(nil, u)); !strings.EqualFold(back, s) {
+			t.Fatalf("%q -> %q", s, back)
+		}
+	})
 }

@@ -12,6 +12,9 @@ const hexDigits = "0123456789abcdef"
 // uuidDashes are the offsets of the dashes in the canonical 36-character form.
 var uuidDashes = [4]int{8, 13, 18, 23}
 
+// uuidHexAt are the offsets of the 16 hex pairs in the canonical form.
+var uuidHexAt = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
 // AppendUUID appends the canonical lowercase 36-character form of u.
 func AppendUUID(dst []byte, u [16]byte) []byte {
 	var b [36]byte
@@ -39,19 +42,12 @@ func ParseUUID(typ, s string) ([16]byte, error) {
 			return u, Errorf(typ, s, "want '-' at offset %d", d)
 		}
 	}
-	j := 0
-	for i := 0; i < 36; {
-		if s[i] == '-' {
-			i++
-			continue
-		}
+	for j, i := range uuidHexAt {
 		hi, lo := unhex(s[i]), unhex(s[i+1])
 		if hi > 15 || lo > 15 {
 			return u, Errorf(typ, s, "non-hex character at offset %d", i)
 		}
 		u[j] = hi<<4 | lo
-		j++
-		i += 2
 	}
 	return u, nil
 }
