@@ -89,6 +89,10 @@ func renderSnowflake(f *File, t *idType) {
 		Return(Int64().Call(Id("id")), Nil()),
 	)
 	f.Line()
+	f.Comment("GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment")
+	f.Comment("column, even as the primary key.")
+	f.Func().Params(Id(n)).Id("GormDataType").Params().String().Block(Return(Lit("bigint")))
+	f.Line()
 	f.Comment("IsZero reports whether the ID is unset.")
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Lit(0)))
 	f.Line()

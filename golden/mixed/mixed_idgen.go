@@ -113,6 +113,12 @@ func (id CustomerID) Value() (driver.Value, error) {
 	return int64(id), nil
 }
 
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (CustomerID) GormDataType() string {
+	return "bigint"
+}
+
 // IsZero reports whether the ID is unset.
 func (id CustomerID) IsZero() bool {
 	return id == 0

@@ -109,6 +109,12 @@ func (id UserID) Value() (driver.Value, error) {
 	return int64(id), nil
 }
 
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (UserID) GormDataType() string {
+	return "bigint"
+}
+
 // IsZero reports whether the ID is unset.
 func (id UserID) IsZero() bool {
 	return id == 0
@@ -225,6 +231,12 @@ func (id *OrderID) Scan(src any) error {
 // Value implements driver.Valuer: the ID as a BIGINT.
 func (id OrderID) Value() (driver.Value, error) {
 	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (OrderID) GormDataType() string {
+	return "bigint"
 }
 
 // IsZero reports whether the ID is unset.

@@ -110,6 +110,12 @@ func (id UserID) Value() (driver.Value, error) {
 	return int64(id), nil
 }
 
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (UserID) GormDataType() string {
+	return "bigint"
+}
+
 // IsZero reports whether the ID is unset.
 func (id UserID) IsZero() bool {
 	return id == 0
@@ -224,6 +230,12 @@ func (id *AccountID) Scan(src any) error {
 // Value implements driver.Valuer: the ID as a BIGINT.
 func (id AccountID) Value() (driver.Value, error) {
 	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (AccountID) GormDataType() string {
+	return "bigint"
 }
 
 // IsZero reports whether the ID is unset.
@@ -342,6 +354,12 @@ func (id *ShardID) Scan(src any) error {
 // Value implements driver.Valuer: the ID as a BIGINT.
 func (id ShardID) Value() (driver.Value, error) {
 	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (ShardID) GormDataType() string {
+	return "bigint"
 }
 
 // IsZero reports whether the ID is unset.

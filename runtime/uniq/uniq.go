@@ -1,0 +1,151 @@
+package uniq
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Driver names reported in Violation.Driver.
+const (
+	Postgres = "postgres"
+	MySQL    = "mysql" // also MariaDB
+	SQLite   = "sqlite"
+)
+
+// Violation describes a unique-key violation as far as the driver tells it.
+type Violation struct {
+	Driver string // Postgres, MySQL or SQLite
+	// Constraint is the constraint or index name when the driver gives it
+	// ("users_email_key", "idx_users_email", "PRIMARY"). SQLite names only indexes on
+	// expressions; for plain columns it is "".
+	Constraint string
+	Table      string   // the table, when known
+	Columns    []string // the key's columns in index order, when known
+	// PrimaryKey reports that the driver said the violated key is the primary key (SQLite
+	// code 1555, MySQL key PRIMARY). It is false when unknown: PostgreSQL does not say, and
+	// a constraint name ending in _pkey proves nothing.
+	PrimaryKey bool
+}
+
+// ErrDuplicate is matched by every *DuplicateError.
+var ErrDuplicate = errors.New("idgen: duplicate key")
+
+// DuplicateError reports a unique-key violation. It matches ErrDuplicate and unwraps to
+// the driver's error.
+type DuplicateError struct {
+	Violation
+	Err error // the driver's error, possibly wrapped
+}
+
+// Error implements error.
+func (e *DuplicateError) Error() string {
+	var b strings.Builder
+	b.WriteString("idgen: duplicate key: ")
+	if e.PrimaryKey {
+		b.WriteString("primary key")
+	} else {
+		b.WriteString("unique constraint")
+	}
+	if e.Constraint != "" {
+		fmt.Fprintf(&b, " %q", e.Constraint)
+	}
+	if e.Table != "" {
+		fmt.Fprintf(&b, " on table %q", e.Table)
+	}
+	if len(e.Columns) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(e.Columns, ", "))
+	}
+	if e.Constraint == "" && e.Table == "" && len(e.Columns) == 0 && e.Err != nil {
+		// Nothing named: the driver's text is the only clue left for a human.
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrDuplicate.
+func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
+
+// Unwrap returns the driver's error.
+func (e *DuplicateError) Unwrap() error { return e.Err }
+
+// As finds a unique-key violation anywhere in err's chain, including one already reported
+// by a *DuplicateError, and returns a copy of its description.
+func As(err error) (*Violation, bool) {
+	var found *Violation
+	walk(err, func(err error) bool {
+		found = detect(err)
+		return found != nil
+	})
+	if found == nil {
+		return nil, false
+	}
+	found.Columns = slices.Clone(found.Columns)
+	return found, true
+}
+
+// Is reports whether err is or wraps a unique-key violation or ErrDuplicate.
+func Is(err error) bool {
+	if errors.Is(err, ErrDuplicate) {
+		return true
+	}
+	_, ok := As(err)
+	return ok
+}
+
+// Wrap returns a *DuplicateError wrapping err if err is or wraps a unique-key violation,
+// and err unchanged otherwise (nil stays nil, and an error that already wraps a
+// *DuplicateError is not wrapped twice).
+func Wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*DuplicateError](err); ok {
+		return err
+	}
+	v, ok := As(err)
+	if !ok {
+		return err
+	}
+	return &DuplicateError{Violation: *v, Err: err}
+}
+
+// detect describes err itself, not what it wraps, if it is a unique-key violation.
+func detect(err error) *Violation {
+	if d, ok := err.(*DuplicateError); ok {
+		v := d.Violation
+		return &v
+	}
+	if v := detectPostgres(err); v != nil {
+		return v
+	}
+	if v := detectMySQL(err); v != nil {
+		return v
+	}
+	return detectSQLite(err)
+}
+
+// walk calls visit for err and everything it wraps, depth first in the order errors.As
+// uses, until visit returns true.
+func walk(err error, visit func(error) bool) bool {
+	for err != nil {
+		if visit(err) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if walk(e, visit) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
