@@ -59,6 +59,16 @@ func TestCreateOrGet(t *testing.T) {
 				t.Errorf("plain new: %v %v, %d statements", created, err, e.statements.Load())
 			}
 
+			// GORM's FirstOrCreate, for comparison: a query, then the insert.
+			e.statements.Store(0)
+			var foc Order
+			if err := db.Where(Order{RequestID: "req-foc"}).FirstOrCreate(&foc).Error; err != nil || foc.ID == 0 {
+				t.Fatalf("FirstOrCreate: %v", err)
+			}
+			if n := e.statements.Load(); n != 2 {
+				t.Errorf("FirstOrCreate of a new row ran %d statements, want 2", n)
+			}
+
 			// Payload check.
 			other := Order{RequestID: "req-1", Amount: 99}
 			_, err = idgorm.CreateOrGet(db, &other, key, idgorm.Check("Amount"))
