@@ -46,6 +46,9 @@ type Options struct {
 	After time.Time
 	// Observer, when set, receives the generator's events.
 	Observer Observer
+	// Gate, when set, must be open for any ID to be issued; a closed gate is ErrGateClosed.
+	// Worker-ID leases use it to stop a generator whose lease may have expired.
+	Gate *Gate
 }
 
 // Generator issues IDs for one worker under one Layout. It is safe for concurrent use:
@@ -83,6 +86,7 @@ type Generator struct {
 	sys        *systemClock // the clock when it is the system clock: read without time.Time
 	anchorOff  int64        // sys.anchor - Epoch, in nanoseconds
 	obs        Observer
+	gate       *Gate
 }
 
 // New returns a generator for worker under layout. It validates the layout, the worker ID
@@ -125,6 +129,7 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 		rollback:  opts.Rollback,
 		clock:     clock,
 		obs:       opts.Observer,
+		gate:      opts.Gate,
 	}
 	if g.maxWait == 0 {
 		g.maxWait = DefaultMaxWait
@@ -338,6 +343,9 @@ func (g *Generator) seen(now int64) int64 {
 // want IDs (at least one) with one compare-and-swap.
 func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 	for {
+		if g.gate != nil && !g.gate.Open() {
+			return span{}, ErrGateClosed
+		}
 		ns := g.nowNs()
 		if ns < 0 {
 			return span{}, fmt.Errorf("snowflake: clock reads %v before the epoch %s: %w",
@@ -407,7 +415,7 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 		if run || et > st {
 			g.run.Store(et)
 		}
-		if g.sys != nil && (st == t || et > now) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+		if g.sys != nil && g.gate == nil && (st == t || et > now) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
 			// More than one ID in a tick, or IDs ahead of the clock: cache the clock so
 			// callers stop reading it. Seed the cache here: under load the ticker may wait
 			// for a processor.
