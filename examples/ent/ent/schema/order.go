@@ -1,0 +1,41 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+
+	"github.com/idgen/idgen/examples/ent/models"
+	idgent "github.com/idgen/idgen/plugins/ent"
+)
+
+// Order holds the schema definition for the Order entity.
+type Order struct{ ent.Schema }
+
+// Mixin gives orders a plain int64 snowflake ID and an OrderNo.
+func (Order) Mixin() []ent.Mixin {
+	return []ent.Mixin{idgent.ID(nil), idgent.Number[models.OrderNo]("no", nil), idgent.DuplicatesMixin{}}
+}
+
+// Fields of the Order. request_id is the client's idempotency key.
+func (Order) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("request_id").MaxLen(64).Unique().Immutable(),
+		field.Int64("cents"),
+		field.Int64("user_id").GoType(models.UserID(0)).Optional(),
+	}
+}
+
+// Edges of the Order.
+func (Order) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("orders").Field("user_id").Unique(),
+		edge.To("payments", Payment.Type),
+	}
+}
+
+// Annotations make Create().CreateOrGet idempotent on request_id, checking the amount.
+func (Order) Annotations() []schema.Annotation {
+	return []schema.Annotation{idgent.Idempotent{Key: []string{"request_id"}, Check: []string{"cents", "user_id"}}}
+}

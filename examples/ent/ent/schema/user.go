@@ -1,0 +1,32 @@
+// Package schema holds the ent schemas of the example: users, their orders, and payments.
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+
+	"github.com/idgen/idgen/examples/ent/models"
+	idgent "github.com/idgen/idgen/plugins/ent"
+)
+
+// User holds the schema definition for the User entity.
+type User struct{ ent.Schema }
+
+// Mixin gives users a snowflake UserID, and typed duplicate errors.
+func (User) Mixin() []ent.Mixin {
+	return []ent.Mixin{idgent.TypedID[models.UserID](nil), idgent.DuplicatesMixin{}}
+}
+
+// Fields of the User.
+func (User) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("email").MaxLen(191).Unique(),
+		field.String("name").Default(""),
+	}
+}
+
+// Edges of the User.
+func (User) Edges() []ent.Edge {
+	return []ent.Edge{edge.To("orders", Order.Type)}
+}

@@ -1,0 +1,98 @@
+package idgent
+
+import (
+	"bytes"
+	stdsql "database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/idgen/idgen/runtime/uniq"
+)
+
+// ErrMismatch is matched by every *MismatchError.
+var ErrMismatch = errors.New("idgent: the key was used with different values")
+
+// MismatchError reports a key reused with different values in the fields the schema's
+// Idempotent annotation checks. CreateOrGet returns it with the existing entity.
+type MismatchError struct {
+	Type   string   // the schema
+	Key    []string // the key's columns
+	Fields []string // the checked columns that differ
+}
+
+// Error implements error.
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("idgent: %s key (%s) was used with different %s", e.Type, strings.Join(e.Key, ", "), strings.Join(e.Fields, ", "))
+}
+
+// Is reports whether target is ErrMismatch.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
+// KeyConflict reports whether err from the insert of a CreateOrGet means that the key
+// already holds a row: ON CONFLICT DO NOTHING returned no row (PostgreSQL, SQLite), or MySQL
+// reported a duplicate on one of the key's indexes. Generated code calls it.
+func KeyConflict(err error, dialectName string, indexes []string) bool {
+	if dialectName != dialect.MySQL {
+		return errors.Is(err, stdsql.ErrNoRows)
+	}
+	v, ok := uniq.As(err)
+	if !ok || v.Constraint == "" {
+		return false
+	}
+	for _, name := range indexes {
+		if strings.EqualFold(name, v.Constraint) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsMySQL reports whether an ent dialect name is MySQL's (MariaDB's included).
+func IsMySQL(dialectName string) bool { return dialectName == dialect.MySQL }
+
+// Equal compares a checked field's value in a create with the stored one.
+func Equal(a, b any) bool {
+	if av, ok := a.(driver.Valuer); ok {
+		if bv, ok := b.(driver.Valuer); ok {
+			x, errA := av.Value()
+			y, errB := bv.Value()
+			if errA == nil && errB == nil {
+				a, b = x, y
+			}
+		}
+	}
+	switch x := a.(type) {
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y)
+	case []byte:
+		y, ok := b.([]byte)
+		return ok && bytes.Equal(x, y)
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// Idempotent is the schema annotation that gives the schema's create builder a
+// CreateOrGet method (with the entcext extension): Key names the unique key's fields, in
+// the order of the unique index; Check names the fields a retry must repeat, else
+// CreateOrGet returns a *MismatchError.
+//
+//	func (Order) Annotations() []schema.Annotation {
+//		return []schema.Annotation{idgent.Idempotent{Key: []string{"request_id"}, Check: []string{"cents"}}}
+//	}
+type Idempotent struct {
+	Key   []string
+	Check []string `json:",omitempty"`
+}
+
+// AnnotationName is the name Idempotent annotations are stored under.
+const AnnotationName = "IdgenIdempotent"
+
+// Name implements schema.Annotation.
+func (Idempotent) Name() string { return AnnotationName }
