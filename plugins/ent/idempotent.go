@@ -1,17 +1,14 @@
 package idgent
 
 import (
-	"bytes"
 	stdsql "database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
-	"time"
 
 	"entgo.io/ent/dialect"
 
+	"github.com/idgen/idgen/internal/payload"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -56,27 +53,9 @@ func KeyConflict(err error, dialectName string, indexes []string) bool {
 // IsMySQL reports whether an ent dialect name is MySQL's (MariaDB's included).
 func IsMySQL(dialectName string) bool { return dialectName == dialect.MySQL }
 
-// Equal compares a checked field's value in a create with the stored one.
-func Equal(a, b any) bool {
-	if av, ok := a.(driver.Valuer); ok {
-		if bv, ok := b.(driver.Valuer); ok {
-			x, errA := av.Value()
-			y, errB := bv.Value()
-			if errA == nil && errB == nil {
-				a, b = x, y
-			}
-		}
-	}
-	switch x := a.(type) {
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y)
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && bytes.Equal(x, y)
-	}
-	return reflect.DeepEqual(a, b)
-}
+// Equal compares a checked field's value in a create with the stored one. Generated
+// CreateOrGet methods call it.
+func Equal(a, b any) bool { return payload.Equal(a, b) }
 
 // Idempotent is the schema annotation that gives the schema's create builder a
 // CreateOrGet method (with the entcext extension): Key names the unique key's fields, in

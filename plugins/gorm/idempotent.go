@@ -1,19 +1,17 @@
 package idgorm
 
 import (
-	"bytes"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
+	"github.com/idgen/idgen/internal/payload"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -168,7 +166,7 @@ func load(db *gorm.DB, s *schema.Schema, value any, keyFields, checkFields []*sc
 	var differ []string
 	for i, f := range checkFields {
 		got, _ := f.ValueOf(ctx, rv)
-		if !equal(want[i], got) {
+		if !payload.Equal(want[i], got) {
 			differ = append(differ, f.Name)
 		}
 	}
@@ -246,28 +244,6 @@ func translate(db *gorm.DB, err error) error {
 		return t.Translate(err)
 	}
 	return err
-}
-
-// equal compares a checked field's value before the insert with the stored one.
-func equal(a, b any) bool {
-	if av, ok := a.(driver.Valuer); ok {
-		if bv, ok := b.(driver.Valuer); ok {
-			x, errA := av.Value()
-			y, errB := bv.Value()
-			if errA == nil && errB == nil {
-				a, b = x, y
-			}
-		}
-	}
-	switch x := a.(type) {
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y)
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && bytes.Equal(x, y)
-	}
-	return reflect.DeepEqual(a, b)
 }
 
 // shareLock renders MySQL's LOCK IN SHARE MODE in GORM's locking clause slot.
