@@ -1,0 +1,77 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// State is where a key is in its life.
+type State uint8
+
+const (
+	// InProgress: a caller holds the key and is doing the work.
+	InProgress State = iota + 1
+	// Completed: the work is done and its response is kept.
+	Completed
+)
+
+// String returns the state's name.
+func (s State) String() string {
+	switch s {
+	case InProgress:
+		return "in progress"
+	case Completed:
+		return "completed"
+	}
+	return "unknown"
+}
+
+// Response is what a completed key replays.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Record is a key a Store holds.
+type Record struct {
+	Key         string
+	Fingerprint string
+	State       State
+	// Response is set when State is Completed.
+	Response *Response
+	// LockedUntil is when an in-progress claim may be taken over: its holder is presumed dead.
+	LockedUntil time.Time
+	// ExpiresAt is when a completed record may be purged.
+	ExpiresAt time.Time
+}
+
+// Store keeps idempotency keys. Implementations are safe for concurrent use and make every
+// transition atomic in the backing store.
+type Store interface {
+	// Claim takes key for the caller: when the key is absent, or in progress past its
+	// LockedUntil, or completed past its ExpiresAt, it records key as in progress with
+	// fingerprint, locked for lock, and returns a token and a nil record. Otherwise it
+	// returns the record that holds the key, and no token.
+	Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (token string, held *Record, err error)
+	// Complete stores resp for the key claimed with token, kept for ttl. ErrNotHolder if the
+	// claim is no longer the token's.
+	Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error
+	// Release gives the key claimed with token back, so a retry can claim it.
+	// ErrNotHolder if the claim is no longer the token's.
+	Release(ctx context.Context, key, token string) error
+	// Get returns the record of key, or ErrNotFound.
+	Get(ctx context.Context, key string) (*Record, error)
+	// Purge removes records whose time is over: completed past ExpiresAt, in progress past
+	// LockedUntil. It returns how many it removed.
+	Purge(ctx context.Context) (int, error)
+}
+
+var (
+	// ErrNotHolder is returned when a token's claim expired and passed to another caller.
+	ErrNotHolder = errors.New("idem: the claim is no longer held by this token")
+	// ErrNotFound is returned by Get for an absent key.
+	ErrNotFound = errors.New("idem: key not found")
+)
