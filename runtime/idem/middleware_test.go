@@ -1,0 +1,332 @@
+package idem
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type namedStore struct {
+	name  string
+	store Store
+}
+
+// stores returns every store the middleware tests run on; middlewareStores in the other
+// stores' test files add theirs.
+func stores(t *testing.T) []namedStore {
+	out := []namedStore{{"memory", NewMemoryStore()}}
+	for _, add := range extraStores {
+		out = append(out, add(t)...)
+	}
+	return out
+}
+
+// extraStores are added by the SQL and Redis store tests.
+var extraStores []func(t *testing.T) []namedStore
+
+// orderHandler makes "orders": it counts its runs and answers with a new order number.
+type orderHandler struct {
+	runs  atomic.Int64
+	delay time.Duration
+	fail  atomic.Int64 // answer 500 this many times
+	panic atomic.Bool
+}
+
+func (h *orderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := h.runs.Add(1)
+	if h.delay > 0 {
+		time.Sleep(h.delay)
+	}
+	if h.panic.Load() {
+		panic("handler crashed")
+	}
+	if h.fail.Load() > 0 {
+		h.fail.Add(-1)
+		http.Error(w, "backend down", http.StatusInternalServerError)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", fmt.Sprintf("/orders/%d", n))
+	w.WriteHeader(http.StatusCreated)
+	fmt.Fprintf(w, `{"order":%d,"tenant":%q,"request":%s}`, n, r.Header.Get("X-Tenant"), body)
+}
+
+func newServer(t *testing.T, cfg Config, h http.Handler) *httptest.Server {
+	t.Helper()
+	mw, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mw.Wrap(h))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func post(t *testing.T, url, key, tenant, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	if tenant != "" {
+		req.Header.Set("X-Tenant", tenant)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func tenantScope(r *http.Request) (string, error) {
+	t := r.Header.Get("X-Tenant")
+	if t == "" {
+		return "", errors.New("no X-Tenant")
+	}
+	return t, nil
+}
+
+func uniqueKey(t *testing.T, s string) string { return fmt.Sprintf("%s-%s-%d", t.Name(), s, time.Now().UnixNano()) }
+
+func TestMiddleware(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			t.Run("100 identical requests, one run", func(t *testing.T) {
+				h := &orderHandler{delay: 50 * time.Millisecond}
+				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, Wait: 10 * time.Second}, h)
+				key := uniqueKey(t, "k")
+				var wg sync.WaitGroup
+				bodies := make([]string, 100)
+				replayed := atomic.Int64{}
+				for i := range 100 {
+					wg.Go(func() {
+						resp, body := post(t, srv.URL+"/orders", key, "acme", `{"cents":100}`)
+						if resp.StatusCode != http.StatusCreated {
+							t.Errorf("status %d: %s", resp.StatusCode, body)
+						}
+						if resp.Header.Get(ReplayedHeader) == "true" {
+							replayed.Add(1)
+						}
+						bodies[i] = body
+					})
+				}
+				wg.Wait()
+				if h.runs.Load() != 1 {
+					t.Fatalf("handler ran %d times", h.runs.Load())
+				}
+				for i, b := range bodies {
+					if b != bodies[0] {
+						t.Fatalf("response %d: %s, response 0: %s", i, b, bodies[0])
+					}
+				}
+				if replayed.Load() != 99 {
+					t.Errorf("%d responses marked replayed, want 99", replayed.Load())
+				}
+			})
+			t.Run("panic and 5xx release the key, 4xx keeps it", func(t *testing.T) {
+				h := &orderHandler{}
+				mw, _ := New(Config{Store: st.store, Scope: tenantScope})
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					defer func() { recover() }() // the test server survives the handler's panic
+					mw.Wrap(h).ServeHTTP(w, r)
+				}))
+				defer srv.Close()
+				key := uniqueKey(t, "p")
+				h.panic.Store(true)
+				post(t, srv.URL, key, "acme", `{}`)
+				h.panic.Store(false)
+				h.fail.Store(1)
+				if resp, _ := post(t, srv.URL, key, "acme", `{}`); resp.StatusCode != 500 {
+					t.Fatalf("after the panic: %d", resp.StatusCode)
+				}
+				if resp, _ := post(t, srv.URL, key, "acme", `{}`); resp.StatusCode != 201 || h.runs.Load() != 3 {
+					t.Fatalf("after the 500: %d, %d runs", resp.StatusCode, h.runs.Load())
+				}
+				// A 4xx is kept by default.
+				bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such product", 404) })
+				srv2 := newServer(t, Config{Store: st.store, Scope: tenantScope}, bad)
+				k2 := uniqueKey(t, "4xx")
+				post(t, srv2.URL, k2, "acme", `{}`)
+				if resp, _ := post(t, srv2.URL, k2, "acme", `{}`); resp.StatusCode != 404 || resp.Header.Get(ReplayedHeader) != "true" {
+					t.Fatalf("4xx not kept: %d %q", resp.StatusCode, resp.Header.Get(ReplayedHeader))
+				}
+			})
+			t.Run("tenants", func(t *testing.T) {
+				h := &orderHandler{}
+				srv := newServer(t, Config{Store: st.store, Scope: tenantScope}, h)
+				key := uniqueKey(t, "shared")
+				_, a := post(t, srv.URL, key, "acme", `{"cents":1}`)
+				_, b := post(t, srv.URL, key, "globex", `{"cents":1}`)
+				if h.runs.Load() != 2 || a == b || !strings.Contains(b, `"tenant":"globex"`) {
+					t.Fatalf("one tenant's key served another: %s / %s (%d runs)", a, b, h.runs.Load())
+				}
+				if resp, _ := post(t, srv.URL, key, "", `{}`); resp.StatusCode != 401 {
+					t.Fatalf("no tenant: %d", resp.StatusCode)
+				}
+			})
+			t.Run("payload mismatch and in flight", func(t *testing.T) {
+				h := &orderHandler{delay: 200 * time.Millisecond}
+				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, FingerprintHeaders: []string{"X-Currency"}}, h)
+				key := uniqueKey(t, "m")
+				done := make(chan struct{})
+				go func() { post(t, srv.URL, key, "acme", `{"cents":1}`); close(done) }()
+				time.Sleep(50 * time.Millisecond)
+				if resp, body := post(t, srv.URL, key, "acme", `{"cents":1}`); resp.StatusCode != 409 || resp.Header.Get("Content-Type") != "application/problem+json" {
+					t.Errorf("duplicate in flight: %d %s", resp.StatusCode, body)
+				}
+				<-done
+				resp, body := post(t, srv.URL, key, "acme", `{"cents":2}`)
+				var p map[string]any
+				json.Unmarshal([]byte(body), &p)
+				if resp.StatusCode != 422 || p["status"] != float64(422) {
+					t.Errorf("other payload: %d %s", resp.StatusCode, body)
+				}
+			})
+			t.Run("a dead holder's key is taken after the lock timeout", func(t *testing.T) {
+				h := &orderHandler{}
+				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, LockTimeout: 150 * time.Millisecond}, h)
+				key := uniqueKey(t, "dead")
+				// A process claimed the key for this exact request and was killed.
+				mw, _ := New(Config{Store: st.store})
+				r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+				if tok, _, err := st.store.Claim(context.Background(), scopedKey("acme", key), mw.fingerprint(r, []byte(`{}`)), 150*time.Millisecond); err != nil || tok == "" {
+					t.Fatalf("claim: %v", err)
+				}
+				if resp, _ := post(t, srv.URL+"/", key, "acme", `{}`); resp.StatusCode != 409 {
+					t.Fatalf("while the dead claim holds: %d", resp.StatusCode)
+				}
+				time.Sleep(300 * time.Millisecond)
+				if resp, _ := post(t, srv.URL+"/", key, "acme", `{}`); resp.StatusCode != 201 || h.runs.Load() != 1 {
+					t.Fatalf("after the lock timeout: %d, %d runs", resp.StatusCode, h.runs.Load())
+				}
+			})
+		})
+	}
+}
+
+func TestMiddlewareKeys(t *testing.T) {
+	h := &orderHandler{}
+	cfg := Config{Store: NewMemoryStore(), Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
+	srv := newServer(t, cfg, h)
+	mw, _ := New(cfg)
+	for _, tc := range []struct {
+		key, path string
+		status    int
+	}{
+		{"", "/orders", 400},
+		{"", "/other", 201},
+		{strings.Repeat("k", 256), "/orders", 400},
+		{"bad\x01key", "/orders", 400},
+		{"ok-key", "/orders", 201},
+	} {
+		// Through the handler directly: Go's client refuses control characters in headers.
+		req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader("{}"))
+		req.Header["Idempotency-Key"] = []string{tc.key}
+		rec := httptest.NewRecorder()
+		mw.Wrap(h).ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Errorf("key %q on %s: %d, want %d", tc.key, tc.path, rec.Code, tc.status)
+		}
+		if tc.status == 400 && rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("key %q: 400 without problem+json", tc.key)
+		}
+	}
+	// X-Request-ID is an alias.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/orders", strings.NewReader("{}"))
+	req.Header.Set("X-Request-ID", "alias-1")
+	resp, _ := http.DefaultClient.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Errorf("X-Request-ID: %d", resp.StatusCode)
+	}
+	// GET passes through.
+	if resp, _ := http.Get(srv.URL + "/orders"); resp.StatusCode != 201 {
+		t.Errorf("GET: %d", resp.StatusCode)
+	}
+	// A response above the limit is sent, not stored, and says so.
+	big := newServer(t, Config{Store: NewMemoryStore(), MaxResponseBytes: 16}, h)
+	resp, _ = post(t, big.URL, "big", "", `{"x":"a long enough request body"}`)
+	if resp.StatusCode != 201 || !strings.Contains(resp.Header.Get(WarningHeader), "not stored") {
+		t.Errorf("big response: %d %q", resp.StatusCode, resp.Header.Get(WarningHeader))
+	}
+	before := h.runs.Load()
+	post(t, big.URL, "big", "", `{"x":"a long enough request body"}`)
+	if h.runs.Load() != before+1 {
+		t.Error("a response too large to store was replayed")
+	}
+	if _, err := New(Config{}); err == nil {
+		t.Error("New without a store")
+	}
+}
+
+func FuzzKeyHeader(f *testing.F) {
+	for _, s := range []string{"", "k", "a\x00b", strings.Repeat("x", 300), "ключ", "a\tb", "\x7f"} {
+		f.Add(s)
+	}
+	mw, _ := New(Config{Store: NewMemoryStore()})
+	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
+	f.Fuzz(func(t *testing.T, key string) {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+		req.Header["Idempotency-Key"] = []string{key}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch {
+		case key == "":
+			if rec.Code != 201 {
+				t.Fatalf("no key: %d", rec.Code)
+			}
+		case validKey(key) != nil:
+			if rec.Code != 400 {
+				t.Fatalf("invalid key %q: %d", key, rec.Code)
+			}
+		default:
+			if rec.Code != 201 {
+				t.Fatalf("key %q: %d", key, rec.Code)
+			}
+		}
+	})
+}
+
+func TestOnce(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			ctx := context.Background()
+			key := uniqueKey(t, "msg")
+			runs := 0
+			fn := func(context.Context) error { runs++; return nil }
+			for range 3 {
+				if err := Once(ctx, st.store, key, fn); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if runs != 1 {
+				t.Fatalf("ran %d times", runs)
+			}
+			k2 := uniqueKey(t, "fail")
+			boom := errors.New("boom")
+			if err := Once(ctx, st.store, k2, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+				t.Fatal(err)
+			}
+			if err := Once(ctx, st.store, k2, fn); err != nil || runs != 2 {
+				t.Fatalf("redelivery after an error: %v, %d runs", err, runs)
+			}
+			k3 := uniqueKey(t, "held")
+			st.store.Claim(ctx, k3, "", time.Minute)
+			if err := Once(ctx, st.store, k3, fn); !errors.Is(err, ErrInProgress) {
+				t.Fatalf("held elsewhere: %v", err)
+			}
+		})
+	}
+}
