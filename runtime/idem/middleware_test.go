@@ -98,7 +98,9 @@ func tenantScope(r *http.Request) (string, error) {
 	return t, nil
 }
 
-func uniqueKey(t *testing.T, s string) string { return fmt.Sprintf("%s-%s-%d", t.Name(), s, time.Now().UnixNano()) }
+func uniqueKey(t *testing.T, s string) string {
+	return fmt.Sprintf("%s-%s-%d", t.Name(), s, time.Now().UnixNano())
+}
 
 func TestMiddleware(t *testing.T) {
 	for _, st := range stores(t) {
