@@ -20,18 +20,18 @@ type namedStore struct {
 	store Store
 }
 
-// stores returns every store the middleware tests run on; middlewareStores in the other
-// stores' test files add theirs.
-func stores(t *testing.T) []namedStore {
+// stores returns every store the middleware tests and benchmarks run on: memory here, the
+// SQL and Redis stores through extraStores, which their test files append to in init.
+func stores(tb testing.TB) []namedStore {
 	out := []namedStore{{"memory", NewMemoryStore()}}
 	for _, add := range extraStores {
-		out = append(out, add(t)...)
+		out = append(out, add(tb)...)
 	}
 	return out
 }
 
-// extraStores are added by the SQL and Redis store tests.
-var extraStores []func(t *testing.T) []namedStore
+// extraStores are added by the SQL and Redis store tests (func init in their _test files).
+var extraStores []func(tb testing.TB) []namedStore
 
 // orderHandler makes "orders": it counts its runs and answers with a new order number.
 type orderHandler struct {
