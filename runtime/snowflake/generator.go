@@ -343,10 +343,12 @@ func (g *Generator) seen(now int64) int64 {
 // want IDs (at least one) with one compare-and-swap.
 func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 	for {
+		ns := g.nowNs()
+		// The gate is checked after the clock is read: a caller paused between the two
+		// would otherwise stamp an ID after the deadline.
 		if g.gate != nil && !g.gate.Open() {
 			return span{}, ErrGateClosed
 		}
-		ns := g.nowNs()
 		if ns < 0 {
 			return span{}, fmt.Errorf("snowflake: clock reads %v before the epoch %s: %w",
 				time.Duration(-ns), g.layout.Epoch.UTC().Format(time.RFC3339), ErrBeforeEpoch)

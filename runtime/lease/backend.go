@@ -1,0 +1,80 @@
+package lease
+
+import (
+	"context"
+	crand "crypto/rand"
+	"math/rand/v2"
+	"time"
+)
+
+// Backend stores worker-ID leases. Every method is one atomic step in the store, and times
+// that decide expiry are read from the store's clock, so holders on different machines
+// agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) and Redis implement
+// it; a Lease drives it.
+type Backend interface {
+	// Acquire claims, for ttl and under token, the lowest worker ID in [0, max] that no
+	// live lease holds: one never leased, released, or expired. It fails with an
+	// *AllTakenError when every one is held.
+	Acquire(ctx context.Context, max int64, token string, ttl time.Duration) (Claim, error)
+	// Renew extends the lease token holds on worker to ttl from now and records last, the
+	// latest tick issued under it. It fails with a *LostError unless token holds worker
+	// and the lease has not expired.
+	Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error
+	// Release records last and ends the lease token holds on worker now, so the ID is free
+	// at once. It fails with a *LostError if another holder has claimed worker.
+	Release(ctx context.Context, worker int64, token string, last time.Time) error
+}
+
+// Claim is what Backend.Acquire returns: the worker ID claimed and what the store knows of
+// its previous holders, from which a new generator's start is computed.
+type Claim struct {
+	// Worker is the worker ID claimed.
+	Worker int64
+	// Last is the latest tick any earlier holder recorded (on renewal or release), or the
+	// zero time if none did.
+	Last time.Time
+	// Prev is when the previous lease on Worker ended (expired or was released), in the
+	// store's clock, or the zero time if it was never leased.
+	Prev time.Time
+}
+
+// NewToken returns a random holder token: 26 characters of base32, 128 bits.
+func NewToken() string { return crand.Text() }
+
+// toMs returns t in Unix milliseconds rounded up, so a later holder's floor is never below
+// the tick t starts (a tick is at least a millisecond, but the layout's epoch need not fall
+// on one); the zero time is 0.
+func toMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}
+
+// fromMs returns the time of Unix milliseconds ms, and the zero time for 0 or less.
+func fromMs(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// ttlMs returns ttl in whole milliseconds, at least one.
+func ttlMs(ttl time.Duration) int64 { return max(1, ttl.Milliseconds()) }
+
+// pause sleeps for a random 1 to 4 ms, or until ctx is done, between attempts that lost a
+// race to another holder, so that racing holders spread out.
+func pause(ctx context.Context) error {
+	t := time.NewTimer(time.Millisecond + rand.N(3*time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,262 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestBackend runs the contract every Backend keeps against each store.
+func TestBackend(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			tg := k.setup(t)
+			t.Run("contract", func(t *testing.T) { testContract(t, openT(t, tg, "contract")) })
+			t.Run("concurrent", func(t *testing.T) { testConcurrentAcquire(t, openT(t, tg, "concurrent")) })
+			t.Run("dense", func(t *testing.T) { testLowestFree(t, openT(t, tg, "dense")) })
+		})
+	}
+}
+
+func testContract(t *testing.T, b Backend) {
+	ctx := context.Background()
+	const ttl = time.Minute
+	tokens := []string{NewToken(), NewToken(), NewToken()}
+	for i, tok := range tokens {
+		c, err := b.Acquire(ctx, 2, tok, ttl)
+		if err != nil {
+			t.Fatalf("acquire %d: %v", i, err)
+		}
+		if c != (Claim{Worker: int64(i)}) {
+			t.Errorf("acquire %d = %+v, want worker %d with no history", i, c, i)
+		}
+	}
+
+	_, err := b.Acquire(ctx, 2, NewToken(), ttl)
+	var all *AllTakenError
+	if !errors.Is(err, ErrAllTaken) || !errors.As(err, &all) || all.Max != 2 {
+		t.Fatalf("acquire with every ID held: err = %v, want *AllTakenError{Max: 2}", err)
+	}
+	if got, want := err.Error(), "lease: every worker ID in [0, 2] is held"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+
+	// Renewal holds only under the holder's token.
+	t1 := time.UnixMilli(time.Now().UnixMilli() + 5000)
+	if err := b.Renew(ctx, 1, tokens[1], ttl, t1); err != nil {
+		t.Fatalf("renew by the holder: %v", err)
+	}
+	wantLost(t, "renew with another holder's token", b.Renew(ctx, 1, tokens[0], ttl, t1), 1, true)
+	wantLost(t, "renew of an ID never leased", b.Renew(ctx, 7, tokens[0], ttl, t1), 7, false)
+
+	// The recorded tick never goes back, and a release keeps it.
+	if err := b.Renew(ctx, 1, tokens[1], ttl, t1.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	if err := b.Release(ctx, 1, tokens[1], time.Time{}); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if err := b.Release(ctx, 1, tokens[1], time.Time{}); err != nil {
+		t.Errorf("second release by the same holder: %v", err)
+	}
+	tok := NewToken()
+	c, err := b.Acquire(ctx, 2, tok, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker != 1 || !c.Last.Equal(t1) {
+		t.Errorf("acquire after release = %+v, want worker 1, last %v", c, t1)
+	}
+	// Prev is the release, in the store's clock (the same machine here, to a few ms).
+	if d := c.Prev.Sub(before); d < -50*time.Millisecond || d > 5*time.Second {
+		t.Errorf("acquire after release: Prev %v, %v after the release began", c.Prev, d)
+	}
+	wantLost(t, "release by the replaced holder", b.Release(ctx, 1, tokens[1], t1), 1, true)
+
+	// A lease that expired cannot be renewed, and is claimed with its end as Prev.
+	if err := b.Renew(ctx, 2, tokens[2], 20*time.Millisecond, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	err = b.Renew(ctx, 2, tokens[2], ttl, time.Time{})
+	var lost *LostError
+	if !errors.As(err, &lost) || lost.Taken || lost.Expired.IsZero() || !errors.Is(err, ErrLost) {
+		t.Fatalf("renew after expiry: err = %v, want *LostError with Expired", err)
+	}
+	if !strings.Contains(err.Error(), "lease: worker ID 2 lost: expired at ") {
+		t.Errorf("error = %q", err)
+	}
+	c, err = b.Acquire(ctx, 2, NewToken(), ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker != 2 || !c.Prev.Equal(lost.Expired) {
+		t.Errorf("acquire of the expired ID = %+v, want worker 2, Prev %v", c, lost.Expired)
+	}
+	// The holder whose lease expired may no longer release it.
+	wantLost(t, "release after the ID was taken over", b.Release(ctx, 2, tokens[2], time.Time{}), 2, true)
+
+	// A smaller max sees a smaller range.
+	if _, err := b.Acquire(ctx, 0, NewToken(), ttl); !errors.Is(err, ErrAllTaken) {
+		t.Errorf("acquire in [0, 0]: err = %v, want ErrAllTaken", err)
+	}
+	if _, err := b.Acquire(ctx, -1, NewToken(), ttl); err == nil {
+		t.Error("acquire with a negative max succeeded")
+	}
+}
+
+func wantLost(t *testing.T, what string, err error, worker int64, taken bool) {
+	t.Helper()
+	var lost *LostError
+	if !errors.As(err, &lost) || !errors.Is(err, ErrLost) {
+		t.Errorf("%s: err = %v, want *LostError", what, err)
+		return
+	}
+	if lost.Worker != worker || lost.Taken != taken {
+		t.Errorf("%s: %+v, want worker %d, taken %v", what, *lost, worker, taken)
+	}
+}
+
+// testConcurrentAcquire races more claimers than IDs: each ID goes to exactly one, the
+// rest are told every ID is held.
+func testConcurrentAcquire(t *testing.T, b Backend) {
+	const max, claimers = 11, 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		got  []int64
+		full int
+	)
+	start := make(chan struct{})
+	for range claimers {
+		wg.Go(func() {
+			<-start
+			c, err := b.Acquire(context.Background(), max, NewToken(), time.Minute)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				got = append(got, c.Worker)
+			case errors.Is(err, ErrAllTaken):
+				full++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+	want := make([]int64, max+1)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || full != claimers-max-1 {
+		t.Errorf("claimed %v and %d were refused; want %v and %d", got, full, want, claimers-max-1)
+	}
+}
+
+// testLowestFree: a released ID in the middle is the next one claimed, before the gap
+// above the highest.
+func testLowestFree(t *testing.T, b Backend) {
+	ctx := context.Background()
+	toks := map[int64]string{}
+	for range 5 {
+		tok := NewToken()
+		c, err := b.Acquire(ctx, 100, tok, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[c.Worker] = tok
+	}
+	for _, w := range []int64{3, 1} {
+		if err := b.Release(ctx, w, toks[w], time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int64{1, 3, 5, 6} {
+		c, err := b.Acquire(ctx, 100, NewToken(), time.Minute)
+		if err != nil || c.Worker != want {
+			t.Fatalf("acquire = %d, %v; want %d", c.Worker, err, want)
+		}
+	}
+}
+
+func TestNewSQL(t *testing.T) {
+	for _, tc := range []struct {
+		table string
+		d     Dialect
+		ok    bool
+	}{
+		{"", Postgres, true},
+		{"leases", MySQL, true},
+		{"app.idgen_lease", Postgres, true},
+		{"a.b.c", Postgres, false},
+		{"1lease", SQLite, false},
+		{"lease; DROP TABLE x", SQLite, false},
+		{"lease-x", SQLite, false},
+		{"idgen_lease", Dialect(9), false},
+	} {
+		_, err := NewSQL(nil, tc.d, tc.table)
+		if (err == nil) != tc.ok {
+			t.Errorf("NewSQL(%v, %q) = %v, want ok %v", tc.d, tc.table, err, tc.ok)
+		}
+	}
+}
+
+// TestBind checks the placeholders each dialect gets: MySQL's positional ? repeat the
+// arguments they stand for.
+func TestBind(t *testing.T) {
+	const q = "UPDATE t SET a = $2, b = $1 WHERE c = $2 AND d < {now}"
+	pg := bind(Postgres, "t", q)
+	if !strings.Contains(pg.q, "a = $2, b = $1 WHERE c = $2") || pg.args(1, 2) == nil {
+		t.Errorf("postgres: %q", pg.q)
+	}
+	lite := bind(SQLite, "t", q)
+	if !strings.Contains(lite.q, "a = ?2, b = ?1 WHERE c = ?2 AND d < CAST(unixepoch('subsec')") {
+		t.Errorf("sqlite: %q", lite.q)
+	}
+	my := bind(MySQL, "t", q)
+	if !strings.Contains(my.q, "a = ?, b = ? WHERE c = ? AND d < FLOOR(") || fmt.Sprint(my.args("x", "y")) != "[y x y]" {
+		t.Errorf("mysql: %q %v", my.q, my.args("x", "y"))
+	}
+}
+
+func TestSchema(t *testing.T) {
+	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+		s := d.Schema("idgen_lease")
+		for _, col := range []string{"CREATE TABLE IF NOT EXISTS idgen_lease (", "worker_id", "holder", "expires_ms", "last_ms", "prev_expires_ms", "PRIMARY KEY"} {
+			if !strings.Contains(s, col) {
+				t.Errorf("%v schema lacks %q:\n%s", d, col, s)
+			}
+		}
+	}
+	if Dialect(0).Schema("x") != "" || Dialect(0).String() != "Dialect(0)" {
+		t.Error("unknown dialect")
+	}
+}
+
+func TestToMs(t *testing.T) {
+	for _, tc := range []struct {
+		t    time.Time
+		want int64
+	}{
+		{time.Time{}, 0},
+		{time.UnixMilli(1000), 1000},
+		{time.UnixMilli(1000).Add(time.Microsecond), 1001},
+		{time.UnixMilli(1000).Add(999 * time.Microsecond), 1001},
+	} {
+		if got := toMs(tc.t); got != tc.want {
+			t.Errorf("toMs(%v) = %d, want %d", tc.t, got, tc.want)
+		}
+	}
+	if !fromMs(0).IsZero() || !fromMs(1000).Equal(time.UnixMilli(1000)) {
+		t.Error("fromMs")
+	}
+}

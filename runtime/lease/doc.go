@@ -1,0 +1,73 @@
+// Package lease hands out snowflake worker IDs across a fleet, from a store the fleet
+// already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine) or Redis. A process claims
+// the lowest free ID for a TTL, renews it in the background and issues IDs only while the
+// lease is certainly held, so no two processes ever mint IDs under one worker ID at once.
+//
+// # Use
+//
+// Make a [Backend] ([NewSQL] or [NewRedis]) and call [Acquire] with a [Config]; the
+// returned [*Lease] issues IDs with Next, NextContext, NextN and NextInt64, and Close
+// releases the ID on shutdown:
+//
+//	backend, err := lease.NewSQL(db, lease.Postgres, "")
+//	l, err := lease.Acquire(ctx, backend, lease.Config{Layout: snowflake.Classic(), TTL: 10 * time.Second})
+//	defer l.Close(context.Background())
+//	id, err := l.Next()
+//
+// # Why IDs stay unique
+//
+// A claim, a renewal and a release are each one atomic step in the store (one statement,
+// one transaction, or one Lua script: never a read, then a write), and every expiry is read
+// from the store's clock. The Lease gates its generator ([snowflake.Gate]) to close at the
+// start of its last successful renewal plus the TTL minus [Config.Margin], judged by Go's
+// monotonic clock: the store extended the lease no earlier than that start, so the
+// generator stops before any other process can claim the ID, whether the renewal failed,
+// was late, or the process was paused (a stop signal, a long GC pause). A process resumed
+// after its deadline gets a [*NotHeldError] (which matches [ErrNotHeld] and
+// [snowflake.ErrGateClosed]) before it issues anything, learns from its next renewal that
+// the lease is lost, and claims a worker ID again, possibly another one, with a new
+// generator.
+//
+// Each lease records the latest tick its holder issued in, on every renewal and on
+// release. A new holder's generator starts strictly after the later of that tick and the
+// previous lease's end plus the drift its own policies allow ([Config.Skew] adds a bound
+// on clock differences across the fleet). A clock behind that time is a rollback, handled
+// by the generator's [snowflake.RollbackPolicy]: it waits, fails with a typed error, or
+// runs a logical clock ahead; it never issues at or before it.
+//
+// # Tables
+//
+// The SQL backend creates its table (default name idgen_lease) with CREATE TABLE IF NOT
+// EXISTS before its first claim. To run migrations yourself, create it beforehand
+// ([Dialect.Schema] returns the statement). PostgreSQL:
+//
+//	CREATE TABLE IF NOT EXISTS idgen_lease (
+//		worker_id       bigint      NOT NULL PRIMARY KEY,
+//		holder          varchar(64) NOT NULL,
+//		expires_ms      bigint      NOT NULL,
+//		last_ms         bigint      NOT NULL,
+//		prev_expires_ms bigint      NOT NULL
+//	)
+//
+// MySQL and MariaDB: the same columns in BIGINT and VARCHAR(64), ENGINE=InnoDB. SQLite:
+// worker_id INTEGER NOT NULL PRIMARY KEY, holder TEXT, the others INTEGER. Times are Unix
+// milliseconds: expires_ms and prev_expires_ms of the database's clock, last_ms of the
+// holder's generator. The Redis backend keeps three hashes keyed by worker ID, under a
+// prefix (default "idgen:lease:"): holder, expires and last.
+//
+// # Limits
+//
+//   - The store must not forget: a Redis without persistence, or a failover to a replica
+//     that missed the latest writes, can hand out an ID still in use.
+//   - On SQLite, a process stopped while it holds the database's write lock (a claim or a
+//     renewal takes about a millisecond) blocks every other process's renewals until it
+//     resumes; their generators stop at their deadlines and resume after reclaiming. IDs
+//     stay unique, but the fleet pauses.
+//   - The gate trusts Go's monotonic clock, which on Linux does not advance while the whole
+//     machine is suspended: a suspended VM resumes with its gate open until its next
+//     renewal finds the lease lost, at most TTL/3 later, while another process may hold
+//     the ID. Where VMs are suspended and resumed, keep the TTL short.
+//
+// The package is named for what it holds, a lease; the worker IDs it hands out plug into
+// package snowflake, and a Lease also satisfies worker.Source.
+package lease

@@ -1,0 +1,123 @@
+package lease
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/redis/go-redis/v9"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+
+	"github.com/idgen/idgen/internal/testdb"
+)
+
+// redisEnv names the Redis server for the tests, as a URL: redis://127.0.0.1:6379/0.
+const redisEnv = "IDGEN_TEST_REDIS_DSN"
+
+// target says where a backend lives, in a form a child process can be handed: the kind
+// of store, its DSN, and for Redis the key prefix of this test run.
+type target struct {
+	Kind   string // sqlite, postgres, mysql, redis
+	DSN    string
+	Prefix string
+}
+
+// kinds are the stores every backend test runs against, SQLite always and the others when
+// their variable is set.
+var kinds = []struct {
+	name  string
+	setup func(t testing.TB) target
+}{
+	{"sqlite", func(t testing.TB) target {
+		// WAL lets readers run beside the writer; the busy timeout makes a process wait
+		// for the write lock instead of failing at once.
+		return target{Kind: "sqlite", DSN: "file:" + testdb.SQLitePath(t) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"}
+	}},
+	{"postgres", func(t testing.TB) target {
+		return target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
+	}},
+	{"mysql", func(t testing.TB) target {
+		return target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	}},
+	{"redis", setupRedis},
+}
+
+// setupRedis skips without IDGEN_TEST_REDIS_DSN, fails if the server does not answer,
+// and gives the test a key prefix of its own, whose keys are deleted when it ends.
+func setupRedis(t testing.TB) target {
+	t.Helper()
+	dsn := os.Getenv(redisEnv)
+	if dsn == "" {
+		t.Skip("set " + redisEnv + " to run against Redis")
+	}
+	opts, err := redis.ParseURL(dsn)
+	if err != nil {
+		t.Fatalf("%s: %v", redisEnv, err)
+	}
+	c := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		t.Fatalf("%s is set but the server does not answer: %v", redisEnv, err)
+	}
+	prefix := fmt.Sprintf("idgen_test:lease:%d:%s:", os.Getpid(), NewToken()[:8])
+	t.Cleanup(func() {
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		keys, err := c.Keys(ctx, prefix+"*").Result()
+		if err == nil && len(keys) > 0 {
+			err = c.Del(ctx, keys...).Err()
+		}
+		if err != nil {
+			t.Errorf("deleting keys %s*: %v", prefix, err)
+		}
+	})
+	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
+}
+
+// open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
+// what closes its connections.
+func open(tg target, ns string) (Backend, io.Closer, error) {
+	if tg.Kind == "redis" {
+		opts, err := redis.ParseURL(tg.DSN)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := redis.NewClient(opts)
+		return NewRedis(c, tg.Prefix+ns+":"), c, nil
+	}
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
+	if driver == "" {
+		return nil, nil, fmt.Errorf("unknown backend kind %q", tg.Kind)
+	}
+	db, err := sql.Open(driver, tg.DSN)
+	if err != nil {
+		return nil, nil, err
+	}
+	db.SetMaxOpenConns(4)
+	b, err := NewSQL(db, dialect, "lease_"+ns)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return b, db, nil
+}
+
+// openT is open for a test, closing the connections when it ends.
+func openT(t testing.TB, tg target, ns string) Backend {
+	t.Helper()
+	b, c, err := open(tg, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return b
+}

@@ -1,0 +1,425 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/worker"
+)
+
+// DefaultTTL is the lease length a Config left at zero gets.
+const DefaultTTL = 10 * time.Second
+
+// Config configures a Lease. Layout is required; the rest has defaults.
+type Config struct {
+	// Layout is the layout of the IDs issued; its worker field bounds the IDs leased.
+	Layout snowflake.Layout
+	// Options configure each generator the Lease makes. Gate and After must be zero: the
+	// Lease sets them.
+	Options snowflake.Options
+	// MaxWorker is the highest worker ID to lease; 0 means Layout.MaxWorker(). A smaller
+	// value lets several fleets share a layout with disjoint tables or key prefixes.
+	MaxWorker int64
+	// TTL is how long a lease lasts unless renewed; 0 means DefaultTTL. Renewals run every
+	// TTL/3; a failed one is retried every TTL/12.
+	TTL time.Duration
+	// Margin is how long before the lease could expire, judged from the start of its last
+	// successful renewal, the generator stops issuing; 0 means TTL/10. It covers clock rate
+	// differences between this host and the store. At most TTL/2.
+	Margin time.Duration
+	// Skew bounds how far this fleet's clocks may run ahead of the store's clock. A new
+	// holder of an ID that expired or was released starts Skew later, so that IDs stamped
+	// by a fast-clocked previous holder up to its last moment cannot be issued again.
+	Skew time.Duration
+	// OnEvent, when set, is called on every acquisition, renewal, loss and release, from
+	// the Lease's own goroutine (or Close's). It must not block.
+	OnEvent func(Event)
+}
+
+// EventKind says what happened to a Lease.
+type EventKind uint8
+
+const (
+	// Acquired: a worker ID was claimed and a generator opened for it.
+	Acquired EventKind = iota + 1
+	// AcquireFailed: claiming a worker ID failed; the Lease retries.
+	AcquireFailed
+	// Renewed: the lease was extended.
+	Renewed
+	// RenewFailed: a renewal failed without the store saying the lease is lost (a timeout,
+	// a broken connection); the Lease retries, and stops issuing at the deadline.
+	RenewFailed
+	// Lost: the store says the token no longer holds the worker ID. The generator is
+	// closed, and the Lease claims a worker ID again.
+	Lost
+	// Released: Close released the lease.
+	Released
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case Acquired:
+		return "acquired"
+	case AcquireFailed:
+		return "acquire-failed"
+	case Renewed:
+		return "renewed"
+	case RenewFailed:
+		return "renew-failed"
+	case Lost:
+		return "lost"
+	case Released:
+		return "released"
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is what Config.OnEvent receives.
+type Event struct {
+	Kind EventKind
+	// Worker is the worker ID concerned, or -1 (AcquireFailed).
+	Worker int64
+	// Deadline is when the generator stops issuing unless renewed (Acquired, Renewed).
+	Deadline time.Time
+	// After is the time the new generator issues strictly after (Acquired): the latest of
+	// the tick the previous holders recorded and the end of the previous lease plus the
+	// generator's drift and Config.Skew.
+	After time.Time
+	// Took is how long the call to the backend took.
+	Took time.Duration
+	// Err is the error of a failure or loss.
+	Err error
+}
+
+// Lease holds a worker ID from a Backend and issues IDs under it with a snowflake
+// Generator that can only issue while the lease is certainly held. It claims the lowest
+// free ID, renews it in the background every TTL/3, and gates its generator to close at
+// the start of the last successful renewal plus TTL minus Margin, before the store can
+// let the lease expire: a renewal that fails, or a process that is paused, stops issuing
+// by itself. A lease found lost is claimed again, possibly as another worker ID with a
+// new generator; IDs resume only then. Between, Next returns a *NotHeldError.
+//
+// A new generator never issues at or before the latest tick the ID's previous holders
+// recorded, nor before the previous lease's end plus the largest drift its policies allow
+// (so a holder that died without recording its last ticks is covered too); a clock behind
+// that is a rollback, handled by Options.Rollback.
+//
+// A Lease is safe for concurrent use. It implements worker.Source.
+type Lease struct {
+	b        Backend
+	layout   snowflake.Layout
+	opts     snowflake.Options
+	max      int64
+	ttl      time.Duration
+	margin   time.Duration
+	every    time.Duration
+	skew     time.Duration
+	drift    time.Duration
+	onEvent  func(Event)
+	cur      atomic.Pointer[term]
+	cancel   context.CancelFunc
+	done     chan struct{}
+	closeMu  sync.Mutex
+	closed   bool
+	closeErr error
+}
+
+var _ worker.Source = (*Lease)(nil)
+
+// term is one holding of one worker ID: its token, generator and gate.
+type term struct {
+	worker int64
+	token  string
+	gen    *snowflake.Generator
+	gate   *snowflake.Gate
+	start  time.Time             // start of the last successful claim or renewal
+	ended  atomic.Pointer[error] // why the term ended: a *LostError or ErrClosed
+}
+
+func (t *term) cause() error {
+	if p := t.ended.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (t *term) end(err error) {
+	t.gate.Close()
+	t.ended.CompareAndSwap(nil, &err)
+}
+
+// Acquire claims a worker ID from b and returns a Lease issuing under it, renewing in the
+// background until Close. It fails if the first claim fails, with an *AllTakenError when
+// every ID is held; ctx bounds that claim only.
+func Acquire(ctx context.Context, b Backend, cfg Config) (*Lease, error) {
+	l, err := newLease(b, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t, err := l.acquire(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	l.cur.Store(t)
+	bg, cancel := context.WithCancel(context.Background())
+	l.cancel, l.done = cancel, make(chan struct{})
+	go l.run(bg)
+	return l, nil
+}
+
+func newLease(b Backend, cfg Config) (*Lease, error) {
+	if b == nil {
+		return nil, errors.New("lease: nil Backend")
+	}
+	if err := cfg.Layout.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Options.Gate != nil || !cfg.Options.After.IsZero() {
+		return nil, errors.New("lease: Options.Gate and Options.After are set by the lease and must be zero")
+	}
+	l := &Lease{b: b, layout: cfg.Layout, opts: cfg.Options, max: cfg.MaxWorker, ttl: cfg.TTL,
+		margin: cfg.Margin, skew: cfg.Skew, onEvent: cfg.OnEvent}
+	lmax := cfg.Layout.MaxWorker()
+	switch {
+	case l.max == 0:
+		l.max = lmax
+	case l.max < 0 || l.max > lmax:
+		return nil, fmt.Errorf("lease: MaxWorker %d out of range [0, %d] of layout %v", l.max, lmax, cfg.Layout)
+	}
+	if l.ttl == 0 {
+		l.ttl = DefaultTTL
+	}
+	if l.margin == 0 {
+		l.margin = l.ttl / 10
+	}
+	switch {
+	case l.ttl < 10*time.Millisecond:
+		return nil, fmt.Errorf("lease: TTL %v is under 10ms", l.ttl)
+	case l.margin < 0 || l.margin > l.ttl/2:
+		return nil, fmt.Errorf("lease: Margin %v out of range [0, TTL/2 = %v]", l.margin, l.ttl/2)
+	case l.skew < 0:
+		return nil, fmt.Errorf("lease: Skew %v is negative", l.skew)
+	}
+	l.every = l.ttl / 3
+	// Only these policies stamp IDs ahead of the clock, by up to MaxDrift.
+	if cfg.Options.Rollback == snowflake.RollbackLogical || cfg.Options.Exhaust == snowflake.ExhaustBorrow {
+		l.drift = cfg.Options.MaxDrift
+		if l.drift == 0 {
+			l.drift = snowflake.DefaultMaxDrift
+		}
+	}
+	return l, nil
+}
+
+func (l *Lease) emit(e Event) {
+	if l.onEvent != nil {
+		l.onEvent(e)
+	}
+}
+
+// acquire claims a worker ID and opens a generator for it. prev is the term it replaces,
+// if any.
+func (l *Lease) acquire(ctx context.Context, prev *term) (*term, error) {
+	token := NewToken()
+	start := time.Now()
+	c, err := l.b.Acquire(ctx, l.max, token, l.ttl)
+	took := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if c.Worker < 0 || c.Worker > l.max {
+		l.b.Release(ctx, c.Worker, token, time.Time{})
+		return nil, fmt.Errorf("lease: backend claimed worker ID %d, outside [0, %d]", c.Worker, l.max)
+	}
+	after := c.Last
+	if !c.Prev.IsZero() {
+		if p := c.Prev.Add(l.drift + l.skew); p.After(after) {
+			after = p
+		}
+	}
+	if prev != nil && prev.worker == c.Worker {
+		if p := prev.gen.Last(); p.After(after) {
+			after = p
+		}
+	}
+	opts := l.opts
+	opts.After = after
+	opts.Gate = new(snowflake.Gate)
+	gen, err := snowflake.New(l.layout, c.Worker, opts)
+	if err != nil {
+		l.b.Release(ctx, c.Worker, token, after)
+		return nil, err
+	}
+	deadline := start.Add(l.ttl - l.margin)
+	opts.Gate.OpenUntil(deadline)
+	t := &term{worker: c.Worker, token: token, gen: gen, gate: opts.Gate, start: start}
+	l.emit(Event{Kind: Acquired, Worker: c.Worker, Deadline: deadline, After: after, Took: took})
+	return t, nil
+}
+
+// run renews the current term every TTL/3 and claims a new one when it is lost, until ctx
+// is done.
+func (l *Lease) run(ctx context.Context) {
+	defer close(l.done)
+	t := l.cur.Load()
+	next := t.start.Add(l.every)
+	timer := time.NewTimer(time.Until(next))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, l.every)
+		err := l.b.Renew(rctx, t.worker, t.token, l.ttl, t.gen.Last())
+		cancel()
+		took := time.Since(start)
+		switch {
+		case err == nil:
+			// The store extended the lease at or after start, so it runs at least until
+			// start+TTL; a renewal that returns after that deadline leaves the gate shut.
+			deadline := start.Add(l.ttl - l.margin)
+			t.gate.OpenUntil(deadline)
+			t.start = start
+			l.emit(Event{Kind: Renewed, Worker: t.worker, Deadline: deadline, Took: took})
+			next = start.Add(l.every)
+		case errors.Is(err, ErrLost):
+			t.end(err)
+			l.emit(Event{Kind: Lost, Worker: t.worker, Took: took, Err: err})
+			if t = l.reacquire(ctx, t); t == nil {
+				return
+			}
+			next = t.start.Add(l.every)
+		case ctx.Err() != nil:
+			return
+		default:
+			l.emit(Event{Kind: RenewFailed, Worker: t.worker, Took: took, Err: err})
+			next = time.Now().Add(l.ttl / 12)
+		}
+		timer.Reset(time.Until(next))
+	}
+}
+
+// reacquire claims a worker ID until it succeeds or ctx is done (nil then).
+func (l *Lease) reacquire(ctx context.Context, prev *term) *term {
+	wait := l.ttl / 12
+	for {
+		actx, cancel := context.WithTimeout(ctx, l.ttl)
+		t, err := l.acquire(actx, prev)
+		cancel()
+		if err == nil {
+			l.cur.Store(t)
+			return t
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		l.emit(Event{Kind: AcquireFailed, Worker: -1, Err: err})
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, l.every)
+	}
+}
+
+// notHeld is the error for Next on t.
+func notHeld(t *term) error { return &NotHeldError{Worker: t.worker, Err: t.cause()} }
+
+// Next returns a new ID, or a *NotHeldError while no worker ID is certainly held.
+func (l *Lease) Next() (snowflake.ID, error) { return l.NextContext(context.Background()) }
+
+// NextContext is Next with waits (for the clock, under the generator's policies) that end
+// when ctx is done.
+func (l *Lease) NextContext(ctx context.Context) (snowflake.ID, error) {
+	t := l.cur.Load()
+	id, err := t.gen.NextContext(ctx)
+	if err != nil {
+		if errors.Is(err, snowflake.ErrGateClosed) {
+			return 0, notHeld(t)
+		}
+		return 0, err
+	}
+	// The generator checks its gate before it reads the clock. An ID stamped after the
+	// gate closed (the caller was descheduled or paused between the two) must not be
+	// handed out: checking again after issuing means every ID returned was stamped while
+	// the lease was held.
+	if !t.gate.Open() {
+		return 0, notHeld(t)
+	}
+	return id, nil
+}
+
+// NextInt64 is NextContext returning a plain int64.
+func (l *Lease) NextInt64(ctx context.Context) (int64, error) {
+	id, err := l.NextContext(ctx)
+	return int64(id), err
+}
+
+// NextN reserves n IDs in one step, as snowflake.Generator.NextN does, or fails with a
+// *NotHeldError while no worker ID is certainly held.
+func (l *Lease) NextN(ctx context.Context, n int) ([]snowflake.ID, error) {
+	t := l.cur.Load()
+	ids, err := t.gen.NextN(ctx, n)
+	if err != nil {
+		if errors.Is(err, snowflake.ErrGateClosed) {
+			return nil, notHeld(t)
+		}
+		return nil, err
+	}
+	if !t.gate.Open() && n > 0 {
+		return nil, notHeld(t)
+	}
+	return ids, nil
+}
+
+// WorkerID implements worker.Source: the worker ID held now, or a *NotHeldError. The ID
+// may change after a loss, and a generator built on it elsewhere is not stopped when the
+// lease is lost: issue through the Lease's Next methods to keep that guarantee.
+func (l *Lease) WorkerID(context.Context) (int64, error) {
+	t := l.cur.Load()
+	if !t.gate.Open() {
+		return 0, notHeld(t)
+	}
+	return t.worker, nil
+}
+
+// Layout returns the layout of the IDs the Lease issues.
+func (l *Lease) Layout() snowflake.Layout { return l.layout }
+
+// Close stops renewing, stops the generator and releases the lease, recording the latest
+// tick issued so the next holder of the ID starts after it. ctx bounds the release. After
+// Close, Next returns a *NotHeldError wrapping ErrClosed. Closing again returns the first
+// result.
+func (l *Lease) Close(ctx context.Context) error {
+	l.closeMu.Lock()
+	defer l.closeMu.Unlock()
+	if l.closed {
+		return l.closeErr
+	}
+	l.closed = true
+	l.cancel()
+	<-l.done
+	t := l.cur.Load()
+	lost := t.cause() != nil
+	t.end(ErrClosed)
+	if lost {
+		return nil
+	}
+	start := time.Now()
+	// Read after the gate closed: an ID stamped later fails Next's second gate check and
+	// is never handed out.
+	err := l.b.Release(ctx, t.worker, t.token, t.gen.Last())
+	l.emit(Event{Kind: Released, Worker: t.worker, Took: time.Since(start), Err: err})
+	l.closeErr = err
+	return err
+}

@@ -1,0 +1,509 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idgen/idgen/runtime/snowflake"
+)
+
+// mem is an in-memory Backend for testing a Lease: the store's clock is the test's, and
+// a test can make renewals fail or hand an ID to someone else.
+type mem struct {
+	mu       sync.Mutex
+	rows     map[int64]*memRow
+	failNext atomic.Int32 // renewals to fail with errDown
+	down     atomic.Bool  // every renewal fails with errDown
+	renews   atomic.Int32
+}
+
+type memRow struct {
+	holder       string
+	expires      time.Time
+	last, prevEx time.Time
+}
+
+var errDown = errors.New("store unreachable")
+
+func newMem() *mem { return &mem{rows: map[int64]*memRow{}} }
+
+func (m *mem) Acquire(_ context.Context, max int64, token string, ttl time.Duration) (Claim, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	for w := int64(0); w <= max; w++ {
+		r := m.rows[w]
+		if r == nil {
+			m.rows[w] = &memRow{holder: token, expires: now.Add(ttl)}
+			return Claim{Worker: w}, nil
+		}
+		if !r.expires.After(now) {
+			c := Claim{Worker: w, Last: r.last, Prev: r.expires}
+			r.holder, r.expires, r.prevEx = token, now.Add(ttl), r.expires
+			return c, nil
+		}
+	}
+	return Claim{}, &AllTakenError{Max: max}
+}
+
+func (m *mem) Renew(_ context.Context, w int64, token string, ttl time.Duration, last time.Time) error {
+	m.renews.Add(1)
+	if m.down.Load() {
+		return errDown
+	}
+	if n := m.failNext.Load(); n > 0 && m.failNext.CompareAndSwap(n, n-1) {
+		return errDown
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	r := m.rows[w]
+	switch {
+	case r == nil:
+		return &LostError{Worker: w}
+	case r.holder != token:
+		return &LostError{Worker: w, Taken: true}
+	case !r.expires.After(now):
+		return &LostError{Worker: w, Expired: r.expires}
+	}
+	r.expires = now.Add(ttl)
+	if last.After(r.last) {
+		r.last = last
+	}
+	return nil
+}
+
+func (m *mem) Release(_ context.Context, w int64, token string, last time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.rows[w]
+	if r == nil || r.holder != token {
+		return &LostError{Worker: w, Taken: r != nil}
+	}
+	if now := time.Now(); r.expires.After(now) {
+		r.expires = now
+	}
+	if last.After(r.last) {
+		r.last = last
+	}
+	return nil
+}
+
+// steal hands w to another holder for d, as if its lease had expired and been claimed.
+func (m *mem) steal(w int64, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows[w].holder, m.rows[w].expires = "thief", time.Now().Add(d)
+}
+
+func (m *mem) row(w int64) memRow {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return *m.rows[w]
+}
+
+// events collects a Lease's events for a test.
+type events struct {
+	mu  sync.Mutex
+	all []Event
+	ch  chan Event
+}
+
+func newEvents() *events { return &events{ch: make(chan Event, 1000)} }
+
+func (e *events) add(ev Event) {
+	e.mu.Lock()
+	e.all = append(e.all, ev)
+	e.mu.Unlock()
+	select {
+	case e.ch <- ev:
+	default: // nobody waits for these: never block the Lease
+	}
+}
+
+// deadline returns the latest deadline an Acquired or Renewed event has announced.
+func (e *events) deadline() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var d time.Time
+	for _, ev := range e.all {
+		if (ev.Kind == Acquired || ev.Kind == Renewed) && ev.Deadline.After(d) {
+			d = ev.Deadline
+		}
+	}
+	return d
+}
+
+// wait returns the next event of kind k, failing the test after timeout.
+func (e *events) wait(t *testing.T, k EventKind, timeout time.Duration) Event {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev := <-e.ch:
+			if ev.Kind == k {
+				return ev
+			}
+		case <-deadline:
+			t.Fatalf("no %v event within %v", k, timeout)
+		}
+	}
+}
+
+func testConfig(ev *events) Config {
+	return Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 300 * time.Millisecond, OnEvent: ev.add}
+}
+
+func TestLeaseIssuesAndReleases(t *testing.T) {
+	ctx := context.Background()
+	m, ev := newMem(), newEvents()
+	l, err := Acquire(ctx, m, testConfig(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ev.wait(t, Acquired, time.Second)
+	if a.Worker != 0 || !a.After.IsZero() {
+		t.Errorf("first acquisition %+v, want worker 0 with nothing to start after", a)
+	}
+	if w, err := l.WorkerID(ctx); w != 0 || err != nil {
+		t.Errorf("WorkerID = %d, %v", w, err)
+	}
+
+	// Eight goroutines across several renewals: every ID unique and of worker 0.
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		seen = map[snowflake.ID]bool{}
+		last snowflake.ID
+	)
+	stop := time.Now().Add(700 * time.Millisecond)
+	for range 8 {
+		wg.Go(func() {
+			for ; time.Now().Before(stop); time.Sleep(time.Millisecond) {
+				ids, err := l.NextN(ctx, 10)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				id, err := l.Next()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, id := range append(ids, id) {
+					if seen[id] {
+						t.Errorf("duplicate %d", id)
+					}
+					seen[id] = true
+					last = max(last, id)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if m.renews.Load() < 2 {
+		t.Errorf("%d renewals in 700ms with a 300ms TTL, want at least 2", m.renews.Load())
+	}
+	for id := range seen {
+		if p, _ := snowflake.Classic().Decode(id); p.Worker != 0 {
+			t.Fatalf("ID %d of worker %d", id, p.Worker)
+		}
+	}
+
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	ev.wait(t, Released, time.Second)
+	lastTime, _ := snowflake.Classic().Time(last)
+	if r := m.row(0); r.last.Before(lastTime) || r.expires.After(time.Now()) {
+		t.Errorf("after Close the store has last %v (last ID at %v) and expiry %v", r.last, lastTime, r.expires)
+	}
+	_, err = l.Next()
+	var nh *NotHeldError
+	if !errors.As(err, &nh) || !errors.Is(err, ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed) || !errors.Is(err, ErrClosed) {
+		t.Fatalf("Next after Close: %v", err)
+	}
+	if got, want := err.Error(), "lease: worker ID 0 not held: lease: closed"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+	if _, err := l.WorkerID(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Errorf("WorkerID after Close: %v", err)
+	}
+
+	// The next holder of worker 0 starts after the last ID.
+	l2, err := Acquire(ctx, m, testConfig(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close(ctx)
+	id, err := l2.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id <= last {
+		t.Errorf("next holder issued %d, not after the previous holder's %d", id, last)
+	}
+}
+
+// TestGateClosesBeforeExpiry: with the store unreachable, the generator stops before the
+// lease can expire, judged from the start of the last successful renewal.
+func TestGateClosesBeforeExpiry(t *testing.T) {
+	ctx := context.Background()
+	m, ev := newMem(), newEvents()
+	cfg := testConfig(ev)
+	cfg.Margin = 100 * time.Millisecond
+	l, err := Acquire(ctx, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	ev.wait(t, Renewed, time.Second)
+	m.down.Store(true)
+	var first time.Time
+	for {
+		_, err := l.Next()
+		if err != nil {
+			first = time.Now()
+			if !errors.Is(err, ErrNotHeld) || err.Error() != "lease: worker ID 0 not held: renewal overdue" {
+				t.Fatalf("err = %v", err)
+			}
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The deadline is the start of the last successful renewal plus TTL minus Margin;
+	// the store keeps the lease until at least that start plus TTL.
+	d := ev.deadline()
+	expiry := d.Add(cfg.Margin)
+	if !first.Before(expiry.Add(-cfg.Margin / 2)) {
+		t.Errorf("still issuing %v after the renewal deadline %v; the lease expires at %v", first.Sub(d), d, expiry)
+	}
+	if first.Before(d) {
+		t.Errorf("stopped %v before the deadline", d.Sub(first))
+	}
+	ev.wait(t, RenewFailed, time.Second)
+
+	// The store comes back before anyone takes the ID: the lease was never lost, the
+	// next renewal reopens the same generator.
+	m.down.Store(false)
+	ev.wait(t, Renewed, time.Second)
+	if _, err := l.Next(); err != nil {
+		t.Fatalf("Next after the store came back: %v", err)
+	}
+}
+
+// TestLostReacquires: a lease taken over by another holder is lost; the Lease claims the
+// lowest free ID, possibly another, with a new generator, and only then issues again.
+func TestLostReacquires(t *testing.T) {
+	ctx := context.Background()
+	m, ev := newMem(), newEvents()
+	other, err := Acquire(ctx, m, testConfig(newEvents()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	l, err := Acquire(ctx, m, testConfig(ev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if w, _ := l.WorkerID(ctx); w != 1 {
+		t.Fatalf("worker %d, want 1", w)
+	}
+
+	// Issue from four goroutines throughout, as a service would.
+	var (
+		wg      sync.WaitGroup
+		stop    atomic.Bool
+		mu      sync.Mutex
+		byW     = map[int64]int{}
+		notHeld atomic.Int32
+	)
+	for range 4 {
+		wg.Go(func() {
+			for !stop.Load() {
+				id, err := l.Next()
+				if err != nil {
+					var nh *NotHeldError
+					if !errors.As(err, &nh) {
+						t.Error(err)
+						return
+					}
+					notHeld.Add(1)
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				p, _ := snowflake.Classic().Decode(id)
+				mu.Lock()
+				byW[p.Worker]++
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	m.steal(1, time.Hour)
+	lost := ev.wait(t, Lost, time.Second)
+	if !errors.Is(lost.Err, ErrLost) || lost.Worker != 1 {
+		t.Errorf("lost event %+v", lost)
+	}
+	a := ev.wait(t, Acquired, time.Second)
+	if a.Worker != 2 {
+		t.Errorf("reacquired worker %d, want 2 (0 and 1 are held)", a.Worker)
+	}
+	time.Sleep(50 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	if byW[1] == 0 || byW[2] == 0 || len(byW) != 2 {
+		t.Errorf("IDs by worker %v, want some of 1 then some of 2", byW)
+	}
+	if w, err := l.WorkerID(ctx); w != 2 || err != nil {
+		t.Errorf("WorkerID = %d, %v", w, err)
+	}
+}
+
+// TestAfter: a new holder starts after what its predecessors recorded, and after the end
+// of the previous lease plus the drift its own policies allow.
+func TestAfter(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		last, end time.Time
+		opts      snowflake.Options
+		skew      time.Duration
+		want      time.Time
+	}{
+		{"recorded tick", now.Add(300 * time.Millisecond), now.Add(-time.Second), snowflake.Options{}, 0, now.Add(300 * time.Millisecond)},
+		{"end of lease, no drift", now.Add(-2 * time.Second), now.Add(-time.Second), snowflake.Options{}, 0, now.Add(-time.Second)},
+		{"end of lease plus skew", time.Time{}, now, snowflake.Options{}, 300 * time.Millisecond, now.Add(300 * time.Millisecond)},
+		{"borrow drift", time.Time{}, now, snowflake.Options{Exhaust: snowflake.ExhaustBorrow, MaxDrift: 200 * time.Millisecond}, 0, now.Add(200 * time.Millisecond)},
+		{"logical default drift", time.Time{}, now, snowflake.Options{Rollback: snowflake.RollbackLogical}, 0, now.Add(snowflake.DefaultMaxDrift)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, ev := newMem(), newEvents()
+			m.rows[0] = &memRow{holder: "old", expires: tc.end, last: tc.last}
+			cfg := testConfig(ev)
+			cfg.Options, cfg.Skew = tc.opts, tc.skew
+			cfg.Options.MaxWait = 5 * time.Second
+			l, err := Acquire(ctx, m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close(ctx)
+			a := ev.wait(t, Acquired, time.Second)
+			if !a.After.Equal(tc.want) {
+				t.Errorf("After = %v, want %v", a.After, tc.want)
+			}
+			id, err := l.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			layout := snowflake.Classic()
+			if got, _ := layout.Decode(id); got.Tick <= layout.Tick(tc.want) {
+				t.Errorf("first ID in tick %d, want after %d", got.Tick, layout.Tick(tc.want))
+			}
+		})
+	}
+}
+
+// TestRollbackFailReported: a clock behind the recorded tick under RollbackFail is the
+// generator's typed error, not a NotHeldError: the lease is held.
+func TestRollbackFailReported(t *testing.T) {
+	ctx := context.Background()
+	m := newMem()
+	m.rows[0] = &memRow{holder: "old", expires: time.Now().Add(-time.Second), last: time.Now().Add(time.Hour)}
+	cfg := testConfig(newEvents())
+	cfg.Options.Rollback = snowflake.RollbackFail
+	l, err := Acquire(ctx, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	_, err = l.Next()
+	var cb *snowflake.ClockBehindError
+	if !errors.As(err, &cb) || errors.Is(err, ErrNotHeld) || cb.Behind < 59*time.Minute {
+		t.Errorf("err = %v, want a ClockBehindError of about an hour", err)
+	}
+}
+
+func TestAllTaken(t *testing.T) {
+	ctx := context.Background()
+	m := newMem()
+	cfg := testConfig(newEvents())
+	cfg.MaxWorker = 1
+	for range 2 {
+		l, err := Acquire(ctx, m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close(ctx)
+	}
+	_, err := Acquire(ctx, m, cfg)
+	var all *AllTakenError
+	if !errors.As(err, &all) || all.Max != 1 {
+		t.Errorf("third Acquire in [0, 1]: %v", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	bad := snowflake.Classic()
+	bad.TimeBits = 50
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		b    Backend
+	}{
+		{"nil backend", Config{Layout: snowflake.Classic()}, nil},
+		{"bad layout", Config{Layout: bad}, newMem()},
+		{"gate set", Config{Layout: snowflake.Classic(), Options: snowflake.Options{Gate: new(snowflake.Gate)}}, newMem()},
+		{"after set", Config{Layout: snowflake.Classic(), Options: snowflake.Options{After: time.Now()}}, newMem()},
+		{"max worker too big", Config{Layout: snowflake.Classic(), MaxWorker: 1024}, newMem()},
+		{"max worker negative", Config{Layout: snowflake.Classic(), MaxWorker: -1}, newMem()},
+		{"ttl too short", Config{Layout: snowflake.Classic(), TTL: time.Millisecond}, newMem()},
+		{"margin too big", Config{Layout: snowflake.Classic(), TTL: time.Second, Margin: 600 * time.Millisecond}, newMem()},
+		{"negative skew", Config{Layout: snowflake.Classic(), Skew: -time.Second}, newMem()},
+	} {
+		if l, err := Acquire(context.Background(), tc.b, tc.cfg); err == nil {
+			l.Close(context.Background())
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		is   []error
+		text string
+	}{
+		{&NotHeldError{Worker: -1}, []error{ErrNotHeld, snowflake.ErrGateClosed}, "lease: no worker ID held: renewal overdue"},
+		{&NotHeldError{Worker: 4, Err: &LostError{Worker: 4, Taken: true}}, []error{ErrNotHeld, ErrLost}, "lease: worker ID 4 not held: lease: worker ID 4 lost: held by another holder"},
+		{&LostError{Worker: 2}, []error{ErrLost}, "lease: worker ID 2 lost: no lease recorded"},
+		{&LostError{Worker: 2, Expired: time.UnixMilli(1500).UTC()}, []error{ErrLost}, "lease: worker ID 2 lost: expired at 1970-01-01T00:00:01.5Z"},
+		{&AllTakenError{Max: 3}, []error{ErrAllTaken}, "lease: every worker ID in [0, 3] is held"},
+	} {
+		if tc.err.Error() != tc.text {
+			t.Errorf("Error() = %q, want %q", tc.err.Error(), tc.text)
+		}
+		for _, target := range tc.is {
+			if !errors.Is(fmt.Errorf("wrapped: %w", tc.err), target) {
+				t.Errorf("%v does not match %v", tc.err, target)
+			}
+		}
+	}
+	for k := Acquired; k <= Released+1; k++ {
+		if k.String() == "" {
+			t.Errorf("EventKind(%d) has no name", k)
+		}
+	}
+}

@@ -1,0 +1,486 @@
+//go:build unix
+
+package lease
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/idgen/idgen/runtime/snowflake"
+)
+
+// proc is a worker process started by a test.
+type proc struct {
+	name   string
+	spec   childSpec
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error // from Wait, once exited is closed
+	stderr bytes.Buffer
+}
+
+// start runs the test binary as a worker process in mode with spec.
+func start(t *testing.T, mode, name string, spec childSpec) *proc {
+	t.Helper()
+	js, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{name: name, spec: spec, exited: make(chan struct{})}
+	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	p.cmd.Env = append(os.Environ(), childEnv+"="+mode, specEnv+"="+string(js))
+	p.cmd.Stderr = &p.stderr
+	return p
+}
+
+func (p *proc) run(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			p.cmd.Process.Signal(syscall.SIGCONT)
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+}
+
+// signal sends sig and returns the time just before it was sent.
+func (p *proc) signal(t *testing.T, sig syscall.Signal) time.Time {
+	t.Helper()
+	at := time.Now()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%s: %v: %v", p.name, sig, err)
+	}
+	return at
+}
+
+// event is a line of a worker's event log: its kind and fields.
+type event struct {
+	kind string
+	f    map[string]string
+}
+
+func (e event) int(k string) int64 {
+	v, _ := strconv.ParseInt(e.f[k], 10, 64)
+	return v
+}
+
+func (e event) at() time.Time { return time.Unix(0, e.int("at")) }
+
+func readEvents(path string) []event {
+	data, _ := os.ReadFile(path)
+	var evs []event
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSuffix(line, "\n")
+		kind, rest, _ := strings.Cut(line, " ")
+		e := event{kind: kind, f: map[string]string{}}
+		for rest != "" {
+			kv := rest
+			if strings.HasPrefix(rest, "err=") {
+				rest = ""
+			} else {
+				kv, rest, _ = strings.Cut(rest, " ")
+			}
+			k, v, _ := strings.Cut(kv, "=")
+			if k == "err" {
+				v, _ = strconv.Unquote(v)
+			}
+			e.f[k] = v
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// events returns the worker's events of kind ("" for all).
+func (p *proc) events(kind string) []event {
+	var out []event
+	for _, e := range readEvents(p.spec.Events) {
+		if kind == "" || e.kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// waitEvent waits until the worker has logged n events of kind, and returns the nth.
+func (p *proc) waitEvent(t *testing.T, kind string, n int, timeout time.Duration) event {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if evs := p.events(kind); len(evs) >= n {
+			return evs[n-1]
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited (%v) before its %s event #%d; stderr:\n%s\nevents:\n%v", p.name, p.err, kind, n, p.stderr.String(), p.events(""))
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %s event #%d within %v; events: %v", p.name, kind, n, timeout, p.events(""))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// issued is an ID a worker wrote, with the wall-clock time taken just before it asked.
+type issued struct {
+	id    snowflake.ID
+	stamp time.Time
+}
+
+func (p *proc) ids(t *testing.T) []issued {
+	t.Helper()
+	f, err := os.Open(p.spec.IDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []issued
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		a, b, ok := strings.Cut(s.Text(), " ")
+		id, err1 := strconv.ParseInt(a, 10, 64)
+		stamp, err2 := strconv.ParseInt(b, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			// A worker killed mid-write leaves a torn last line.
+			continue
+		}
+		out = append(out, issued{snowflake.ID(id), time.Unix(0, stamp)})
+	}
+	return out
+}
+
+func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
+
+// TestProcesses is the proof that leases keep IDs unique across processes: eight worker
+// processes lease from one store and issue IDs for several seconds while one is killed
+// and restarted, one is stopped for longer than its TTL and continued, and one starts
+// with its clock behind the time the previous holder of its ID recorded.
+func TestProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes for about ten seconds per store")
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) { testFleet(t, k.setup(t)) })
+	}
+}
+
+func testFleet(t *testing.T, tg target) {
+	const (
+		ttl       = time.Second
+		maxWorker = 15
+		behind    = 2 * time.Second
+	)
+	layout := snowflake.Classic()
+	dir := t.TempDir()
+	var all []*proc
+	spawn := func(name string, offset time.Duration) *proc {
+		p := start(t, "fleet", name, childSpec{Target: tg, NS: "fleet", TTL: ttl, Max: maxWorker, Behind: offset,
+			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
+		p.run(t)
+		all = append(all, p)
+		return p
+	}
+
+	var fleet []*proc
+	for i := range 8 {
+		fleet = append(fleet, spawn(fmt.Sprintf("p%d", i), 0))
+	}
+	held := map[int64]string{}
+	for _, p := range fleet {
+		w := p.waitEvent(t, "acquired", 1, 20*time.Second).int("worker")
+		if other, dup := held[w]; dup {
+			t.Fatalf("%s and %s both hold worker %d", other, p.name, w)
+		}
+		held[w] = p.name
+	}
+	t0 := time.Now()
+	killed, paused := fleet[1], fleet[2]
+	workerOf := func(p *proc) int64 { return p.events("acquired")[0].int("worker") }
+
+	// SIGKILL: no release; the ID comes free when its lease expires, and the restarted
+	// process (the lowest free ID being that one) takes it over.
+	sleepUntil(t0.Add(time.Second))
+	killAt := killed.signal(t, syscall.SIGKILL)
+	sleepUntil(killAt.Add(ttl + ttl/2))
+	restarted := spawn("p1-restarted", 0)
+	rw := restarted.waitEvent(t, "acquired", 1, 10*time.Second).int("worker")
+	if rw != workerOf(killed) {
+		t.Errorf("restarted process took worker %d, want %d, freed by the kill", rw, workerOf(killed))
+	}
+
+	// SIGSTOP just after a renewal (so the process holds no lock in the store), for 2.3 TTLs.
+	sleepUntil(t0.Add(3 * time.Second))
+	n := len(paused.events("renewed"))
+	paused.waitEvent(t, "renewed", n+1, 2*time.Second)
+	stopAt := paused.signal(t, syscall.SIGSTOP)
+
+	// While it is stopped its lease expires; a process whose clock is 2 s behind takes the
+	// ID over and must wait until its clock passes the previous holder's time.
+	sleepUntil(stopAt.Add(ttl + ttl/2))
+	late := spawn("behind", behind)
+	lateAcq := late.waitEvent(t, "acquired", 1, 10*time.Second)
+	if lateAcq.int("worker") != workerOf(paused) {
+		t.Errorf("the clock-behind process took worker %d, want %d, the paused process's", lateAcq.int("worker"), workerOf(paused))
+	}
+
+	sleepUntil(stopAt.Add(ttl*2 + ttl*3/10))
+	contAt := paused.signal(t, syscall.SIGCONT)
+	reacq := paused.waitEvent(t, "acquired", 2, 10*time.Second)
+
+	// Let the late process issue for a second, then stop everyone gracefully.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if fi, err := os.Stat(late.spec.IDs); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the clock-behind process issued nothing; events: %v", late.events(""))
+		}
+	}
+	sleepUntil(time.Now().Add(time.Second))
+	sleepUntil(t0.Add(8500 * time.Millisecond))
+	for _, p := range all {
+		if p != killed {
+			p.signal(t, syscall.SIGTERM)
+		}
+	}
+	for _, p := range all {
+		select {
+		case <-p.exited:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("%s did not exit", p.name)
+		}
+		if p != killed && p.err != nil {
+			t.Errorf("%s: %v; stderr:\n%s", p.name, p.err, p.stderr.String())
+		}
+		for _, e := range p.events("error") {
+			t.Errorf("%s logged an error: %s", p.name, e.f["err"])
+		}
+	}
+	t.Logf("run: %v; kill at +%v, stop at +%v, continue at +%v", time.Since(t0).Round(time.Millisecond),
+		killAt.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond))
+
+	// Every ID once; every worker ID in range; each process's IDs of the IDs it acquired.
+	type segment struct {
+		proc     string
+		acquired time.Time
+		min, max int64 // ticks
+		n        int
+	}
+	segs := map[int64][]*segment{} // by worker
+	var every []snowflake.ID
+	idsOf := map[*proc][]issued{}
+	for _, p := range all {
+		ids := p.ids(t)
+		idsOf[p] = ids
+		mine := map[int64]*segment{}
+		for _, a := range p.events("acquired") {
+			w := a.int("worker")
+			if w < 0 || w > maxWorker {
+				t.Errorf("%s acquired worker %d, outside [0, %d]", p.name, w, maxWorker)
+			}
+			if mine[w] == nil {
+				mine[w] = &segment{proc: p.name, acquired: a.at(), min: 1 << 62, max: -1}
+				segs[w] = append(segs[w], mine[w])
+			}
+		}
+		for _, x := range ids {
+			parts, _ := layout.Decode(x.id)
+			s := mine[parts.Worker]
+			if s == nil {
+				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.name, x.id, parts.Worker)
+			}
+			s.min, s.max, s.n = min(s.min, parts.Tick), max(s.max, parts.Tick), s.n+1
+			every = append(every, x.id)
+		}
+		t.Logf("%-13s %7d IDs, workers %v", p.name, len(ids), slices.Sorted(func(yield func(int64) bool) {
+			for w := range mine {
+				if !yield(w) {
+					return
+				}
+			}
+		}))
+	}
+	slices.Sort(every)
+	dups := 0
+	for i := 1; i < len(every); i++ {
+		if every[i] == every[i-1] {
+			dups++
+		}
+	}
+	if dups > 0 {
+		t.Errorf("%d duplicate IDs among %d", dups, len(every))
+	}
+	t.Logf("%d IDs from %d processes, %d duplicates", len(every), len(all), dups)
+
+	// Successive holders of one worker ID issue in disjoint, increasing ticks.
+	for w, ss := range segs {
+		slices.SortFunc(ss, func(a, b *segment) int { return a.acquired.Compare(b.acquired) })
+		var prev *segment
+		for _, s := range ss {
+			if s.n == 0 {
+				continue
+			}
+			if prev != nil && s.min <= prev.max {
+				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.proc, s.min, prev.proc, prev.max)
+			}
+			prev = s
+		}
+		if len(ss) > 1 {
+			var who []string
+			for _, s := range ss {
+				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.proc, s.n, s.min, s.max))
+			}
+			t.Logf("worker %d held by %s", w, strings.Join(who, " then "))
+		}
+	}
+
+	// The paused process: it stopped issuing under its old worker ID at its deadline
+	// (judged from its last successful renewal), said so with a typed error on resuming,
+	// and issued again only under the ID it then acquired.
+	old := workerOf(paused)
+	var deadline time.Time
+	for _, e := range paused.events("") {
+		if (e.kind == "acquired" || e.kind == "renewed") && e.int("worker") == old {
+			if d := time.Unix(0, e.int("deadline")); d.After(deadline) {
+				deadline = d
+			}
+		}
+	}
+	reacqAt, neww := reacq.at(), reacq.int("worker")
+	if !deadline.Before(contAt) {
+		t.Errorf("paused process: its deadline %v is not before it was continued (+%v): the pause proved nothing", deadline.Sub(t0), contAt.Sub(t0))
+	}
+	if neww == old || neww < 0 || neww > maxWorker {
+		t.Errorf("paused process reacquired worker %d (it held %d)", neww, old)
+	}
+	var sawNotHeld, sawLost bool
+	for _, e := range paused.events("notheld") {
+		sawNotHeld = sawNotHeld || !e.at().Before(contAt)
+	}
+	for _, e := range paused.events("lost") {
+		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], "held by another holder")
+	}
+	if !sawNotHeld || !sawLost {
+		t.Errorf("paused process after SIGCONT: notheld logged %v, lost logged %v; events: %v", sawNotHeld, sawLost, paused.events(""))
+	}
+	inWindow, oldAfter := 0, 0
+	for _, x := range idsOf[paused] {
+		parts, _ := layout.Decode(x.id)
+		made, _ := layout.Time(x.id)
+		if parts.Worker == old && (x.stamp.After(deadline) || made.After(deadline)) {
+			oldAfter++
+		}
+		if x.stamp.After(deadline) && x.stamp.Before(reacqAt) && parts.Worker != neww {
+			inWindow++
+		}
+	}
+	if oldAfter > 0 || inWindow > 0 {
+		t.Errorf("paused process: %d IDs of worker %d stamped after its deadline, %d IDs not of its new worker between the deadline and reacquiring", oldAfter, old, inWindow)
+	}
+	t.Logf("paused process: worker %d, deadline +%v, stopped +%v to +%v, reacquired worker %d at +%v; nothing issued under worker %d after the deadline",
+		old, deadline.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond), neww, reacqAt.Sub(t0).Round(time.Millisecond), old)
+
+	// The clock-behind process: its clock read behind the time it had to start after, and
+	// its first ID is after that time anyway.
+	after, clock := time.Unix(0, lateAcq.int("after")), time.Unix(0, lateAcq.int("clock"))
+	if !clock.Before(after) {
+		t.Errorf("clock-behind process: clock %v not behind the start time %v: the case was not exercised", clock, after)
+	}
+	lateIDs := idsOf[late]
+	if len(lateIDs) == 0 {
+		t.Fatal("clock-behind process issued nothing")
+	}
+	first := slices.MinFunc(lateIDs, func(a, b issued) int { return int(a.id - b.id) })
+	if parts, _ := layout.Decode(first.id); parts.Tick <= layout.Tick(after) {
+		t.Errorf("clock-behind process: first ID in tick %d, not after tick %d of its start time", parts.Tick, layout.Tick(after))
+	}
+	made, _ := layout.Time(first.id)
+	firstAt := late.waitEvent(t, "first", 1, 0).at()
+	if waited, behindBy := firstAt.Sub(lateAcq.at()), after.Sub(clock); waited < behindBy-50*time.Millisecond {
+		t.Errorf("clock-behind process: first ID %v after acquiring, though its clock was %v behind", waited, behindBy)
+	}
+	t.Logf("clock-behind process: clock %v behind its start time on acquiring; first ID returned %v later, stamped (by its clock) %v after the start time",
+		after.Sub(clock).Round(time.Millisecond), firstAt.Sub(lateAcq.at()).Round(time.Millisecond), made.Sub(after).Round(time.Millisecond))
+}
+
+// BenchmarkFleet measures IDs per second from 1 and 8 processes leasing from one store,
+// each issuing its share of b.N IDs from one goroutine.
+func BenchmarkFleet(b *testing.B) {
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			tg := k.setup(b)
+			for _, procs := range []int{1, 8} {
+				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) { benchFleet(b, tg, procs) })
+			}
+		})
+	}
+}
+
+func benchFleet(b *testing.B, tg target, procs int) {
+	per := (b.N + procs - 1) / procs
+	type child struct {
+		cmd *exec.Cmd
+		in  io.WriteCloser
+		out *bufio.Reader
+	}
+	var cs []child
+	for range procs {
+		js, _ := json.Marshal(childSpec{Target: tg, NS: "bench", TTL: 10 * time.Second, Max: 1023, N: per})
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"=bench", specEnv+"="+string(js))
+		cmd.Stderr = os.Stderr
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		cs = append(cs, child{cmd, in, bufio.NewReader(out)})
+	}
+	for _, c := range cs {
+		if line, err := c.out.ReadString('\n'); line != "ready\n" {
+			b.Fatalf("worker said %q, %v", line, err)
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for _, c := range cs {
+		io.WriteString(c.in, "go\n")
+	}
+	for _, c := range cs {
+		if line, err := c.out.ReadString('\n'); !strings.HasPrefix(line, "done ") {
+			b.Fatalf("worker said %q, %v", line, err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	for _, c := range cs {
+		c.in.Close()
+		if err := c.cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(per*procs)/elapsed.Seconds(), "IDs/s")
+}

@@ -1,0 +1,501 @@
+package lease
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Dialect is the SQL spoken by the database behind an [SQL] backend.
+type Dialect uint8
+
+const (
+	// Postgres is PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq.
+	Postgres Dialect = iota + 1
+	// MySQL is MySQL 8 or MariaDB 10.3 or later, through go-sql-driver/mysql.
+	MySQL
+	// SQLite is SQLite 3.42 or later (for unixepoch('subsec')), through modernc.org/sqlite
+	// or another driver: one machine, any number of processes. Open it in WAL mode with a
+	// busy timeout (modernc: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)");
+	// without one, a step that finds the database busy is retried only about 100 times
+	// over a few hundred milliseconds.
+	SQLite
+)
+
+// DefaultTable is the lease table an [SQL] backend uses when given no name.
+const DefaultTable = "idgen_lease"
+
+// String returns the dialect's name.
+func (d Dialect) String() string {
+	switch d {
+	case Postgres:
+		return "postgres"
+	case MySQL:
+		return "mysql"
+	case SQLite:
+		return "sqlite"
+	}
+	return "Dialect(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Schema returns the statement that creates the lease table, for those who run migrations
+// themselves; the backend runs it (it is CREATE TABLE IF NOT EXISTS) before its first claim.
+// One row per worker ID ever leased:
+//
+//   - worker_id: the worker ID;
+//   - holder: the random token of the latest holder;
+//   - expires_ms: when its lease ends, Unix milliseconds of the database's clock (a release
+//     sets it to the time of the release);
+//   - last_ms: the latest tick any holder recorded issuing in, Unix milliseconds;
+//   - prev_expires_ms: expires_ms of the previous holder, kept by the claim that replaced it.
+func (d Dialect) Schema(table string) string {
+	switch d {
+	case Postgres:
+		return "CREATE TABLE IF NOT EXISTS " + table + ` (
+	worker_id       bigint      NOT NULL PRIMARY KEY,
+	holder          varchar(64) NOT NULL,
+	expires_ms      bigint      NOT NULL,
+	last_ms         bigint      NOT NULL,
+	prev_expires_ms bigint      NOT NULL
+)`
+	case MySQL:
+		return "CREATE TABLE IF NOT EXISTS " + table + ` (
+	worker_id       BIGINT      NOT NULL PRIMARY KEY,
+	holder          VARCHAR(64) NOT NULL,
+	expires_ms      BIGINT      NOT NULL,
+	last_ms         BIGINT      NOT NULL,
+	prev_expires_ms BIGINT      NOT NULL
+) ENGINE=InnoDB`
+	case SQLite:
+		return "CREATE TABLE IF NOT EXISTS " + table + ` (
+	worker_id       INTEGER NOT NULL PRIMARY KEY,
+	holder          TEXT    NOT NULL,
+	expires_ms      INTEGER NOT NULL,
+	last_ms         INTEGER NOT NULL,
+	prev_expires_ms INTEGER NOT NULL
+)`
+	}
+	return ""
+}
+
+// The statements, written once with $n placeholders and rewritten per dialect by bind.
+// {t} is the table, {now} the database's clock in Unix milliseconds, {greatest}/{least}
+// the two-argument maximum and minimum, {dual} what MySQL needs to SELECT with a WHERE and
+// no table.
+const (
+	// freeSQL finds the lowest worker ID in [0, $3] that no live lease holds: 0 if it has
+	// no row, the ID above a row whose successor has none, or the lowest expired row.
+	freeSQL = `SELECT min(w) AS w FROM (
+		SELECT 0 AS w{dual} WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE worker_id = 0)
+		UNION ALL
+		SELECT a.worker_id + 1 FROM {t} a
+		WHERE a.worker_id < $3 AND NOT EXISTS (SELECT 1 FROM {t} b WHERE b.worker_id = a.worker_id + 1)
+		UNION ALL
+		SELECT worker_id FROM {t} WHERE worker_id <= $3 AND expires_ms <= {now}
+	) f`
+
+	// claimSQL inserts or takes over that ID in one statement. The conflict clause
+	// re-checks expiry on the row as it is when the statement gets to it, so of two
+	// claimers racing for one ID exactly one gets a row back; the other retries.
+	claimSQL = `INSERT INTO {t} AS l (worker_id, holder, expires_ms, last_ms, prev_expires_ms)
+	SELECT c.w, $1, n.t + $2, 0, 0
+	FROM (SELECT {now} AS t) n, (` + freeSQL + `) c
+	WHERE c.w IS NOT NULL
+	ON CONFLICT (worker_id) DO UPDATE
+	SET holder = excluded.holder, expires_ms = excluded.expires_ms, prev_expires_ms = l.expires_ms
+	WHERE l.expires_ms <= excluded.expires_ms - $2
+	RETURNING worker_id, last_ms, prev_expires_ms`
+
+	// claimMySQL is claimSQL for MySQL, which has neither a WHERE on its upsert nor
+	// RETURNING: every assignment tests expiry (expires_ms is assigned last, so the tests
+	// read the old value under either assignment order MariaDB offers), and the row is
+	// then read back by its holder token in the same transaction.
+	claimMySQL = `INSERT INTO {t} (worker_id, holder, expires_ms, last_ms, prev_expires_ms)
+	SELECT c.w, $1, n.t + $2, 0, 0
+	FROM (SELECT {now} AS t) n, (` + freeSQL + `) c
+	WHERE c.w IS NOT NULL
+	ON DUPLICATE KEY UPDATE
+	prev_expires_ms = IF({t}.expires_ms <= VALUES(expires_ms) - $2, {t}.expires_ms, {t}.prev_expires_ms),
+	holder = IF({t}.expires_ms <= VALUES(expires_ms) - $2, VALUES(holder), {t}.holder),
+	expires_ms = IF({t}.expires_ms <= VALUES(expires_ms) - $2, VALUES(expires_ms), {t}.expires_ms)`
+	mineMySQL = `SELECT worker_id, last_ms, prev_expires_ms FROM {t} WHERE holder = $1`
+
+	heldSQL    = `SELECT count(*) FROM {t} WHERE worker_id <= $1 AND expires_ms > {now}`
+	renewSQL   = `UPDATE {t} SET expires_ms = {now} + $3, last_ms = {greatest}(last_ms, $4) WHERE worker_id = $1 AND holder = $2 AND expires_ms > {now}`
+	releaseSQL = `UPDATE {t} SET last_ms = {greatest}(last_ms, $3), expires_ms = {least}(expires_ms, {now}) WHERE worker_id = $1 AND holder = $2`
+	stateSQL   = `SELECT holder, expires_ms, {now} FROM {t} WHERE worker_id = $1`
+)
+
+// stmt is a statement bound to a dialect: its text, and for MySQL's positional ? the
+// index of the argument each placeholder takes.
+type stmt struct {
+	q     string
+	order []int
+}
+
+func (s stmt) args(a ...any) []any {
+	if s.order == nil {
+		return a
+	}
+	out := make([]any, len(s.order))
+	for i, k := range s.order {
+		out[i] = a[k]
+	}
+	return out
+}
+
+// bind expands the template for dialect d and table.
+func bind(d Dialect, table, tmpl string) stmt {
+	var now, greatest, least, dual string
+	switch d {
+	case Postgres:
+		now, greatest, least = "floor(extract(epoch FROM now()) * 1000)::bigint", "greatest", "least"
+	case MySQL:
+		now, greatest, least, dual = "FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000)", "GREATEST", "LEAST", " FROM DUAL"
+	case SQLite:
+		now, greatest, least = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min"
+	}
+	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual).Replace(tmpl)
+	var b strings.Builder
+	var order []int
+	if d == MySQL {
+		order = []int{}
+	}
+	for i := 0; i < len(q); i++ {
+		if q[i] != '$' {
+			b.WriteByte(q[i])
+			continue
+		}
+		j := i + 1
+		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(q[i+1 : j])
+		switch d {
+		case MySQL:
+			b.WriteByte('?')
+			order = append(order, n-1)
+		case SQLite:
+			b.WriteString("?" + q[i+1:j])
+		default:
+			b.WriteString(q[i:j])
+		}
+		i = j - 1
+	}
+	return stmt{q: b.String(), order: order}
+}
+
+// SQL is a Backend on a table in PostgreSQL, MySQL/MariaDB or SQLite, through
+// database/sql. It creates its table before its first claim. Times that decide expiry are
+// read from the database's clock. Safe for concurrent use.
+type SQL struct {
+	db      *sql.DB
+	dialect Dialect
+	table   string
+
+	claim, mine, held, renew, release, state stmt
+
+	mu      sync.Mutex
+	created bool
+}
+
+// NewSQL returns a backend on table (DefaultTable if empty) of db, which speaks dialect.
+// The table name may be qualified by a schema ("leases.idgen_lease"); it must be letters,
+// digits and underscores, so that it never needs quoting.
+func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
+	if table == "" {
+		table = DefaultTable
+	}
+	if err := validTable(table); err != nil {
+		return nil, err
+	}
+	if dialect < Postgres || dialect > SQLite {
+		return nil, fmt.Errorf("lease: unknown SQL dialect %v", dialect)
+	}
+	s := &SQL{db: db, dialect: dialect, table: table}
+	s.claim = bind(dialect, table, claimSQL)
+	if dialect == MySQL {
+		s.claim = bind(dialect, table, claimMySQL)
+		s.mine = bind(dialect, table, mineMySQL)
+	}
+	s.held = bind(dialect, table, heldSQL)
+	s.renew = bind(dialect, table, renewSQL)
+	s.release = bind(dialect, table, releaseSQL)
+	s.state = bind(dialect, table, stateSQL)
+	return s, nil
+}
+
+func validTable(table string) error {
+	parts := strings.Split(table, ".")
+	if len(parts) > 2 || len(table) > 128 {
+		return fmt.Errorf("lease: table name %q: want [schema.]name", table)
+	}
+	for _, p := range parts {
+		ok := p != "" && (p[0] < '0' || p[0] > '9')
+		for _, r := range p {
+			if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				ok = false
+			}
+		}
+		if !ok {
+			return fmt.Errorf("lease: table name %q: want letters, digits and underscores", table)
+		}
+	}
+	return nil
+}
+
+// Table returns the name of the lease table.
+func (s *SQL) Table() string { return s.table }
+
+// CreateTable creates the lease table if it does not exist (the statement is
+// Dialect.Schema). Acquire calls it once; call it yourself to fail early.
+func (s *SQL) CreateTable(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.created {
+		return nil
+	}
+	ddl := s.dialect.Schema(s.table)
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		// PostgreSQL's IF NOT EXISTS is not safe against a concurrent CREATE: the loser
+		// fails on a catalog unique index, and a second try sees the table.
+		if _, err = s.db.ExecContext(ctx, ddl); err == nil {
+			s.created = true
+			return nil
+		}
+		if ctx.Err() != nil || pause(ctx) != nil {
+			break
+		}
+	}
+	return fmt.Errorf("lease: creating table %s: %w", s.table, err)
+}
+
+// maxAttempts bounds the claims an Acquire makes when other holders keep winning the ID it
+// picked, and the retries of a transaction the database aborted (deadlock, busy).
+const maxAttempts = 100
+
+// Acquire implements Backend. On PostgreSQL and SQLite it is one INSERT ... ON CONFLICT DO
+// UPDATE ... WHERE expired ... RETURNING statement (on SQLite inside BEGIN IMMEDIATE, so
+// the read that picks the ID is made under the write lock); on MySQL, one INSERT ... SELECT
+// ... ON DUPLICATE KEY UPDATE whose every assignment re-checks expiry, and a read of the
+// row by holder token, in one transaction.
+func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Duration) (Claim, error) {
+	if max < 0 {
+		return Claim{}, fmt.Errorf("lease: max worker ID %d is negative", max)
+	}
+	if err := s.CreateTable(ctx); err != nil {
+		return Claim{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		var c Claim
+		won := false
+		err := s.run(ctx, s.dialect != Postgres, func(q querier) error {
+			var w, last, prev int64
+			var err error
+			if s.dialect == MySQL {
+				if _, err = q.ExecContext(ctx, s.claim.q, s.claim.args(token, ttlMs(ttl), max)...); err == nil {
+					err = q.QueryRowContext(ctx, s.mine.q, s.mine.args(token)...).Scan(&w, &last, &prev)
+				}
+			} else {
+				err = q.QueryRowContext(ctx, s.claim.q, s.claim.args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev)
+			}
+			if err == nil {
+				c, won = Claim{Worker: w, Last: fromMs(last), Prev: fromMs(prev)}, true
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			// No row: every ID is held, or another holder took the one picked.
+			var n int64
+			if err := q.QueryRowContext(ctx, s.held.q, s.held.args(max)...).Scan(&n); err != nil {
+				return err
+			}
+			if n > max {
+				return &AllTakenError{Max: max}
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
+			var all *AllTakenError
+			if errors.As(err, &all) {
+				return Claim{}, err
+			}
+			return Claim{}, fmt.Errorf("lease: claiming a worker ID in %s: %w", s.table, err)
+		case won:
+			return c, nil
+		case attempt+1 >= maxAttempts:
+			return Claim{}, fmt.Errorf("lease: claiming a worker ID in %s: lost %d races to other holders", s.table, maxAttempts)
+		}
+		if err := pause(ctx); err != nil {
+			return Claim{}, err
+		}
+	}
+}
+
+// Renew implements Backend with one UPDATE conditioned on the token and on the lease not
+// having expired.
+func (s *SQL) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
+	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
+		res, err := q.ExecContext(ctx, s.renew.q, s.renew.args(worker, token, ttlMs(ttl), toMs(last))...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		return s.lost(ctx, q, worker, token, true)
+	})
+	return s.wrap("renewing", worker, err)
+}
+
+// Release implements Backend with one UPDATE conditioned on the token; it keeps last_ms
+// and sets expires_ms to the database's clock.
+func (s *SQL) Release(ctx context.Context, worker int64, token string, last time.Time) error {
+	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
+		res, err := q.ExecContext(ctx, s.release.q, s.release.args(worker, token, toMs(last))...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		return s.lost(ctx, q, worker, token, false)
+	})
+	return s.wrap("releasing", worker, err)
+}
+
+func (s *SQL) wrap(doing string, worker int64, err error) error {
+	var lost *LostError
+	if err == nil || errors.As(err, &lost) {
+		return err
+	}
+	return fmt.Errorf("lease: %s worker ID %d in %s: %w", doing, worker, s.table, err)
+}
+
+// lost explains an UPDATE that changed no row: the token does not hold worker, or (renew)
+// the lease expired. It returns nil when the token does hold it: MySQL counts only rows
+// whose values changed, and an update in the same millisecond changes none.
+func (s *SQL) lost(ctx context.Context, q querier, worker int64, token string, renew bool) error {
+	var holder string
+	var expires, now int64
+	err := q.QueryRowContext(ctx, s.state.q, s.state.args(worker)...).Scan(&holder, &expires, &now)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return &LostError{Worker: worker}
+	case err != nil:
+		return err
+	case holder != token:
+		return &LostError{Worker: worker, Taken: true}
+	case renew && expires <= now:
+		return &LostError{Worker: worker, Expired: fromMs(expires)}
+	}
+	return nil
+}
+
+// querier is what *sql.DB, *sql.Tx and *sql.Conn share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// run runs fn, in a transaction if tx is set (BEGIN IMMEDIATE on SQLite), retrying when
+// the database aborted it for contention: a deadlock or lock timeout (MySQL, PostgreSQL
+// under SERIALIZABLE) or a busy database (SQLite).
+func (s *SQL) run(ctx context.Context, tx bool, fn func(querier) error) error {
+	for attempt := 1; ; attempt++ {
+		var err error
+		switch {
+		case !tx:
+			err = fn(s.db)
+		case s.dialect == SQLite:
+			err = s.immediate(ctx, fn)
+		default:
+			err = s.inTx(ctx, fn)
+		}
+		if err == nil || attempt >= maxAttempts || !transient(err) {
+			return err
+		}
+		if perr := pause(ctx); perr != nil {
+			return err
+		}
+	}
+}
+
+func (s *SQL) inTx(ctx context.Context, fn func(querier) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// immediate runs fn inside BEGIN IMMEDIATE on one connection: the write lock is taken
+// before fn reads, so what fn reads cannot change before it writes. database/sql's BeginTx
+// cannot ask for that, so the transaction is driven by hand on a dedicated connection.
+func (s *SQL) immediate(ctx context.Context, fn func(querier) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	err = fn(conn)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			// A connection that may still be inside the transaction must not go back to
+			// the pool: database/sql closes one whose Raw returns ErrBadConn.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}
+	return err
+}
+
+// transient reports an error that a retry of the same transaction may not meet.
+func transient(err error) bool {
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Number == 1213 || my.Number == 1205 // deadlock, lock wait timeout
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		c := pg.SQLState()
+		return c == "40001" || c == "40P01" // serialization failure, deadlock
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		// modernc.org/sqlite's error, recognised without importing it: a Code() int method
+		// on a type from a package named like sqlite. SQLITE_BUSY and SQLITE_LOCKED, with
+		// any extended code.
+		if c, ok := e.(interface{ Code() int }); ok {
+			t := reflect.TypeOf(e)
+			if t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if strings.Contains(t.PkgPath(), "sqlite") {
+				code := c.Code() & 0xff
+				return code == 5 || code == 6
+			}
+		}
+	}
+	return false
+}
