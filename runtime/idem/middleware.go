@@ -258,8 +258,14 @@ func validKey(key string) error {
 	return nil
 }
 
-// scopedKey joins scope and key so that no two (scope, key) pairs give one string.
+// scopedKey joins scope and key so that no two (scope, key) pairs give one string. A
+// scope longer than 64 bytes is replaced by its SHA-256, so a scoped key stays within
+// what the stores index (at most 330 bytes).
 func scopedKey(scope, key string) string {
+	if len(scope) > 64 {
+		sum := sha256.Sum256([]byte(scope))
+		scope = "sha256-" + hex.EncodeToString(sum[:])
+	}
 	return strconv.Itoa(len(scope)) + ":" + scope + ":" + key
 }
 

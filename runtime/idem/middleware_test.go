@@ -332,3 +332,16 @@ func TestOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestScopedKey(t *testing.T) {
+	long := strings.Repeat("t", 1000)
+	if k := scopedKey(long, strings.Repeat("k", maxKeyLen)); len(k) > 330 {
+		t.Errorf("scoped key of %d bytes", len(k))
+	}
+	if scopedKey("a:b", "c") == scopedKey("a", "b:c") {
+		t.Error("two scopes share a key")
+	}
+	if scopedKey(long, "k") == scopedKey(long+"x", "k") {
+		t.Error("long scopes collide")
+	}
+}

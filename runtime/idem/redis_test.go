@@ -1,0 +1,188 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// redisEnv names the Redis the tests run against, as a URL (redis://127.0.0.1:6379/0).
+const redisEnv = "IDGEN_TEST_REDIS_DSN"
+
+// redisClient returns a client on the Redis in IDGEN_TEST_REDIS_DSN, closed when the test
+// ends. It skips the test when the variable is unset and fails it when Redis does not
+// answer.
+func redisClient(tb testing.TB) *redis.Client {
+	tb.Helper()
+	dsn := os.Getenv(redisEnv)
+	if dsn == "" {
+		tb.Skip("set " + redisEnv + " to run against Redis")
+	}
+	opt, err := redis.ParseURL(dsn)
+	if err != nil {
+		tb.Fatalf("%s: %v", redisEnv, err)
+	}
+	c := redis.NewClient(opt)
+	tb.Cleanup(func() { c.Close() })
+	if err := c.Ping(context.Background()).Err(); err != nil {
+		tb.Fatalf("%s is set but Redis does not answer: %v", redisEnv, err)
+	}
+	return c
+}
+
+// redisPrefix returns a prefix no other test uses, and deletes its keys when the test ends.
+func redisPrefix(tb testing.TB, c *redis.Client) string {
+	prefix := "idgen-test-idem-" + newToken()[:12] + ":"
+	tb.Cleanup(func() {
+		ctx := context.Background()
+		iter := c.Scan(ctx, 0, globEscape(prefix)+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			c.Del(ctx, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			tb.Errorf("deleting the test's keys: %v", err)
+		}
+	})
+	return prefix
+}
+
+func init() {
+	extraStores = append(extraStores, func(tb testing.TB) []namedStore {
+		if os.Getenv(redisEnv) == "" {
+			return nil
+		}
+		c := redisClient(tb)
+		return []namedStore{{"redis", NewRedisStore(c, redisPrefix(tb, c))}}
+	})
+}
+
+func TestRedisStore(t *testing.T) {
+	c := redisClient(t)
+	s := NewRedisStore(c, redisPrefix(t, c))
+	conformance(t, s, "")
+
+	ctx := context.Background()
+	t.Run("responses", func(t *testing.T) {
+		for i, tc := range []Response{
+			{Status: 200},
+			{Status: 201, Header: http.Header{}},
+			{Status: 202, Header: http.Header{"Set": {"a", "b"}}, Body: []byte("\x00\xff binary")},
+		} {
+			key := fmt.Sprint("resp-", i)
+			tok, _, err := s.Claim(ctx, key, "fp", time.Minute)
+			if err == nil {
+				err = s.Complete(ctx, key, tok, tc, time.Hour)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, held, err := s.Claim(ctx, key, "fp", time.Minute)
+			if err != nil || held == nil || held.Response == nil {
+				t.Fatalf("%+v %v", held, err)
+			}
+			r := held.Response
+			if r.Status != tc.Status || string(r.Body) != string(tc.Body) || fmt.Sprint(r.Header) != fmt.Sprint(tc.Header) || (r.Header == nil) != (tc.Header == nil) {
+				t.Errorf("stored %+v, got %+v", tc, r)
+			}
+		}
+	})
+	t.Run("over before purged", func(t *testing.T) {
+		// Get and Claim see a record whose time is over as absent at once; Redis keeps
+		// it RedisGrace longer, for Purge to count.
+		if tok, _, err := s.Claim(ctx, "over", "fp", time.Millisecond); err != nil || tok == "" {
+			t.Fatal(tok, err)
+		}
+		ttl, err := c.PTTL(ctx, s.prefix+"over").Result()
+		if err != nil || ttl <= RedisGrace-time.Second || ttl > RedisGrace+time.Millisecond {
+			t.Errorf("PTTL %v, %v; want about RedisGrace", ttl, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+		if _, err := s.Get(ctx, "over"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get of a timed-out claim: %v", err)
+		}
+		if n, err := s.Purge(ctx); err != nil || n != 1 {
+			t.Errorf("Purge = %d, %v; want 1", n, err)
+		}
+		if n, err := c.Exists(ctx, s.prefix+"over").Result(); err != nil || n != 0 {
+			t.Errorf("the purged record is still in Redis: %d %v", n, err)
+		}
+	})
+	t.Run("foreign keys under the prefix", func(t *testing.T) {
+		c.Set(ctx, s.prefix+"not-a-record", "x", time.Minute)
+		if _, err := s.Purge(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := c.Get(ctx, s.prefix+"not-a-record").Result(); err != nil || v != "x" {
+			t.Errorf("Purge touched a key that is not a record: %q %v", v, err)
+		}
+	})
+	t.Run("two processes", func(t *testing.T) {
+		// Two clients with their own pools and stores, one prefix.
+		stores := []*RedisStore{s, NewRedisStore(redisClient(t), s.prefix)}
+		const callers = 50
+		tokens := make([]string, callers)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range callers {
+			wg.Go(func() {
+				<-start
+				tok, _, err := stores[i%2].Claim(ctx, "race", fmt.Sprint("fp", i), time.Minute)
+				if err != nil {
+					t.Error(err)
+				}
+				tokens[i] = tok
+			})
+		}
+		close(start)
+		wg.Wait()
+		var won []string
+		for _, tok := range tokens {
+			if tok != "" {
+				won = append(won, tok)
+			}
+		}
+		if len(won) != 1 {
+			t.Fatalf("%d callers claimed the key, want 1", len(won))
+		}
+		if err := stores[1].Complete(ctx, "race", won[0], Response{Status: 200}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestGlobEscape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"idgen:idem:", "idgen:idem:"},
+		{"{idem}:", "{idem}:"},
+		{`a*b?c[d]e\f`, `a\*b\?c\[d\]e\\f`},
+	} {
+		if got := globEscape(tc.in); got != tc.want {
+			t.Errorf("globEscape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// ExampleNewRedisStore needs a Redis, so it is compiled and not run.
+func ExampleNewRedisStore() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	store := NewRedisStore(client, "orders:idem:")
+	ctx := context.Background()
+	token, held, err := store.Claim(ctx, "tenant-1:order-42", "fingerprint", time.Minute)
+	switch {
+	case err != nil:
+		fmt.Println(err)
+	case held != nil:
+		fmt.Println("held:", held.State)
+	default:
+		err = store.Complete(ctx, "tenant-1:order-42", token, Response{Status: 201}, 24*time.Hour)
+		fmt.Println("completed:", err)
+	}
+}

@@ -1,0 +1,599 @@
+package idem
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// DefaultSQLTable is the table an SQLStore uses when given no WithSQLTable option.
+const DefaultSQLTable = "idgen_idempotency"
+
+// MaxSQLKeyLen is the longest key, in bytes, an SQLStore keeps: the key column is the
+// primary key, and 512 bytes fit every index the three databases build.
+const MaxSQLKeyLen = 512
+
+var (
+	// ErrUnknownDialect is returned by NewSQLStore for a dialect other than "postgres",
+	// "mysql" and "sqlite".
+	ErrUnknownDialect = errors.New("idem: unknown SQL dialect")
+	// ErrInvalidTable is returned by NewSQLStore for a table name that would need quoting.
+	ErrInvalidTable = errors.New("idem: invalid table name")
+)
+
+// KeyTooLongError is returned by an SQLStore given a key longer than MaxSQLKeyLen bytes.
+type KeyTooLongError struct {
+	Len int // the key's length in bytes
+	Max int // the longest key the store keeps
+}
+
+// Error implements error.
+func (e *KeyTooLongError) Error() string {
+	return fmt.Sprintf("idem: key of %d bytes; the store keeps at most %d", e.Len, e.Max)
+}
+
+// SQLOption configures an SQLStore.
+type SQLOption func(*SQLStore)
+
+// WithSQLTable makes the store use table instead of DefaultSQLTable. The name may be
+// qualified by a schema ("app.idempotency"); it must be letters, digits and underscores,
+// so that it never needs quoting.
+func WithSQLTable(table string) SQLOption {
+	return func(s *SQLStore) { s.table = table }
+}
+
+// SQLStore is a Store on one table of PostgreSQL, MySQL/MariaDB or SQLite, through
+// database/sql. Every transition is one statement: a claim is one upsert that takes the key
+// only when it is absent or its time is over, followed by a SELECT of the holder when it
+// did not take it; Complete and Release are one UPDATE and one DELETE conditioned on the
+// token; Purge is one DELETE. Statements the database aborted for contention (deadlock,
+// busy SQLite file) are retried. Safe for concurrent use, by any number of processes.
+//
+// Times are Unix milliseconds from the clock of the process calling the store, so the
+// clocks of the processes sharing a table must agree (NTP): a clock ahead by d takes over
+// in-progress claims d early. Get, like MemoryStore's, returns records whose time is
+// over until Purge removes them; Claim treats them as absent.
+//
+// Call CreateTable once at start, or run the statements of Schema in your migrations.
+// Open SQLite in WAL mode with a busy timeout, so that writers wait for each other in
+// SQLite rather than retry here: with modernc.org/sqlite,
+// "file:app.db?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)". Without either,
+// many concurrent claims can starve each other of the file lock past the retries.
+type SQLStore struct {
+	db      *sql.DB
+	dialect string
+	table   string
+	now     func() time.Time
+
+	claim, get, complete, release, purge stmt
+}
+
+// NewSQLStore returns a store on db, which speaks dialect: "postgres" (PostgreSQL 9.5 or
+// later, through pgx's stdlib driver or lib/pq), "mysql" (MySQL 8 or MariaDB 10.3 or
+// later, through go-sql-driver/mysql) or "sqlite" (SQLite 3.35 or later, for RETURNING).
+// It does not touch the database.
+func NewSQLStore(db *sql.DB, dialect string, opts ...SQLOption) (*SQLStore, error) {
+	s := &SQLStore{db: db, dialect: dialect, table: DefaultSQLTable, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	switch dialect {
+	case "postgres", "sqlite":
+		s.claim = s.bind(claimSQL)
+	case "mysql":
+		s.claim = s.bind(claimMySQL)
+	default:
+		return nil, fmt.Errorf("%w %q: want \"postgres\", \"mysql\" or \"sqlite\"", ErrUnknownDialect, dialect)
+	}
+	if err := validTable(s.table); err != nil {
+		return nil, err
+	}
+	s.get = s.bind(getSQL)
+	s.complete = s.bind(completeSQL)
+	s.release = s.bind(releaseSQL)
+	s.purge = s.bind(purgeSQL)
+	return s, nil
+}
+
+func validTable(table string) error {
+	parts := strings.Split(table, ".")
+	ok := len(parts) <= 2 && len(table) <= 128
+	for _, p := range parts {
+		ok = ok && p != "" && (p[0] < '0' || p[0] > '9')
+		for _, r := range p {
+			ok = ok && (r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%w %q: want [schema.]name of letters, digits and underscores", ErrInvalidTable, table)
+	}
+	return nil
+}
+
+// Schema returns the statements that create the store's table and its index if they do
+// not exist, for those who run migrations themselves. With the default table:
+//
+// PostgreSQL:
+//
+//	CREATE TABLE IF NOT EXISTS idgen_idempotency (
+//		key          bytea    NOT NULL PRIMARY KEY,
+//		fingerprint  bytea    NOT NULL,
+//		state        smallint NOT NULL,
+//		token        text     NOT NULL,
+//		locked_until bigint   NOT NULL,
+//		expires_at   bigint   NOT NULL,
+//		status       integer,
+//		header       json,
+//		body         bytea
+//	);
+//	CREATE INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency (expires_at);
+//
+// MySQL and MariaDB:
+//
+//	CREATE TABLE IF NOT EXISTS idgen_idempotency (
+//		`key`        VARBINARY(512) NOT NULL PRIMARY KEY,
+//		fingerprint  BLOB           NOT NULL,
+//		state        TINYINT        NOT NULL,
+//		token        VARCHAR(64)    NOT NULL,
+//		locked_until BIGINT         NOT NULL,
+//		expires_at   BIGINT         NOT NULL,
+//		status       INT,
+//		header       JSON,
+//		body         LONGBLOB,
+//		INDEX idgen_idempotency_expires_at (expires_at)
+//	) ENGINE=InnoDB;
+//
+// SQLite:
+//
+//	CREATE TABLE IF NOT EXISTS idgen_idempotency (
+//		key          BLOB    NOT NULL PRIMARY KEY,
+//		fingerprint  BLOB    NOT NULL,
+//		state        INTEGER NOT NULL,
+//		token        TEXT    NOT NULL,
+//		locked_until INTEGER NOT NULL,
+//		expires_at   INTEGER NOT NULL,
+//		status       INTEGER,
+//		header       TEXT,
+//		body         BLOB
+//	);
+//	CREATE INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency (expires_at);
+//
+// One row per key:
+//
+//   - key: the key as bytes, compared exactly (MySQL's text collations would fold case),
+//     at most MaxSQLKeyLen bytes;
+//   - fingerprint: the fingerprint given to the claim that holds the key;
+//   - state: 1 in progress, 2 completed (the values of State);
+//   - token: the random token of the claim;
+//   - locked_until: when the claim may be taken over, Unix milliseconds;
+//   - expires_at: when the row's time is over and a claim or Purge may replace or remove
+//     it, Unix milliseconds: locked_until while in progress, the end of the TTL once
+//     completed, so that one indexed column serves both;
+//   - status, header (a JSON object of http.Header), body: the response, once completed.
+func (s *SQLStore) Schema() []string {
+	idx := s.table + "_expires_at"
+	on := s.table
+	if i := strings.IndexByte(s.table, '.'); i >= 0 {
+		switch s.dialect {
+		case "postgres": // an index lives in its table's schema and is named without it
+			idx = s.table[i+1:] + "_expires_at"
+		case "sqlite": // the schema qualifies the index, and the table is named without it
+			on = s.table[i+1:]
+		}
+	}
+	switch s.dialect {
+	case "postgres":
+		return []string{
+			"CREATE TABLE IF NOT EXISTS " + s.table + ` (
+	key          bytea    NOT NULL PRIMARY KEY,
+	fingerprint  bytea    NOT NULL,
+	state        smallint NOT NULL,
+	token        text     NOT NULL,
+	locked_until bigint   NOT NULL,
+	expires_at   bigint   NOT NULL,
+	status       integer,
+	header       json,
+	body         bytea
+)`,
+			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
+		}
+	case "mysql":
+		if i := strings.IndexByte(idx, '.'); i >= 0 {
+			idx = idx[i+1:]
+		}
+		return []string{"CREATE TABLE IF NOT EXISTS " + s.table + ` (
+	` + "`key`" + `        VARBINARY(512) NOT NULL PRIMARY KEY,
+	fingerprint  BLOB           NOT NULL,
+	state        TINYINT        NOT NULL,
+	token        VARCHAR(64)    NOT NULL,
+	locked_until BIGINT         NOT NULL,
+	expires_at   BIGINT         NOT NULL,
+	status       INT,
+	header       JSON,
+	body         LONGBLOB,
+	INDEX ` + idx + ` (expires_at)
+) ENGINE=InnoDB`}
+	default:
+		return []string{
+			"CREATE TABLE IF NOT EXISTS " + s.table + ` (
+	key          BLOB    NOT NULL PRIMARY KEY,
+	fingerprint  BLOB    NOT NULL,
+	state        INTEGER NOT NULL,
+	token        TEXT    NOT NULL,
+	locked_until INTEGER NOT NULL,
+	expires_at   INTEGER NOT NULL,
+	status       INTEGER,
+	header       TEXT,
+	body         BLOB
+)`,
+			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
+		}
+	}
+}
+
+// CreateTable runs the statements of Schema: it creates the table and its index if they
+// do not exist.
+func (s *SQLStore) CreateTable(ctx context.Context) error {
+	for _, ddl := range s.Schema() {
+		var err error
+		for attempt := 0; attempt < 3; attempt++ {
+			// PostgreSQL's IF NOT EXISTS does not hold against a concurrent CREATE: the
+			// loser fails on a catalog unique index, and a second try sees the table.
+			if _, err = s.db.ExecContext(ctx, ddl); err == nil || ctx.Err() != nil {
+				break
+			}
+			if pause(ctx, attempt) != nil {
+				break
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("idem: creating table %s: %w", s.table, err)
+		}
+	}
+	return nil
+}
+
+// The statements, written once with $n placeholders and rewritten per dialect by bind.
+// {t} is the table and {key} the key column, quoted for MySQL where KEY is reserved.
+const (
+	// claimSQL takes the key in one statement. The conflict clause tests the row as it is
+	// when the statement reaches it, after any concurrent claim has committed, so of many
+	// concurrent claims exactly one gets a row back. $1 key, $2 fingerprint, $3 token,
+	// $4 end of the lock, $5 now.
+	claimSQL = `INSERT INTO {t} AS r ({key}, fingerprint, state, token, locked_until, expires_at)
+	VALUES ($1, $2, 1, $3, $4, $4)
+	ON CONFLICT ({key}) DO UPDATE SET fingerprint = excluded.fingerprint, state = 1,
+		token = excluded.token, locked_until = excluded.locked_until,
+		expires_at = excluded.expires_at, status = NULL, header = NULL, body = NULL
+	WHERE r.expires_at <= $5
+	RETURNING token`
+
+	// claimMySQL is claimSQL for MySQL, whose upsert has neither WHERE nor RETURNING:
+	// every assignment tests expiry, and expires_at is assigned last, so that each test
+	// reads the old value whether the server assigns in order (MySQL) or all at once
+	// (MariaDB's SIMULTANEOUS_ASSIGNMENT). Whether the claim won is then read back by
+	// token.
+	claimMySQL = `INSERT INTO {t} ({key}, fingerprint, state, token, locked_until, expires_at)
+	VALUES ($1, $2, 1, $3, $4, $4)
+	ON DUPLICATE KEY UPDATE
+		fingerprint = IF(expires_at <= $5, $2, fingerprint),
+		state = IF(expires_at <= $5, 1, state),
+		token = IF(expires_at <= $5, $3, token),
+		locked_until = IF(expires_at <= $5, $4, locked_until),
+		status = IF(expires_at <= $5, NULL, status),
+		header = IF(expires_at <= $5, NULL, header),
+		body = IF(expires_at <= $5, NULL, body),
+		expires_at = IF(expires_at <= $5, $4, expires_at)`
+
+	getSQL = `SELECT fingerprint, state, token, locked_until, expires_at, status, header, body
+	FROM {t} WHERE {key} = $1`
+
+	// completeSQL: $1 key, $2 token, $3 end of the TTL, $4 status, $5 header, $6 body.
+	completeSQL = `UPDATE {t} SET state = 2, expires_at = $3, status = $4, header = $5, body = $6
+	WHERE {key} = $1 AND token = $2 AND state = 1`
+
+	releaseSQL = `DELETE FROM {t} WHERE {key} = $1 AND token = $2 AND state = 1`
+
+	purgeSQL = `DELETE FROM {t} WHERE expires_at <= $1`
+)
+
+// stmt is a statement bound to a dialect: its text, and for MySQL's positional ? the
+// index of the argument each placeholder takes.
+type stmt struct {
+	q     string
+	order []int
+}
+
+func (st stmt) args(a ...any) []any {
+	if st.order == nil {
+		return a
+	}
+	out := make([]any, len(st.order))
+	for i, k := range st.order {
+		out[i] = a[k]
+	}
+	return out
+}
+
+// bind expands tmpl for the store's dialect and table.
+func (s *SQLStore) bind(tmpl string) stmt {
+	key := "key"
+	if s.dialect == "mysql" {
+		key = "`key`"
+	}
+	q := strings.NewReplacer("{t}", s.table, "{key}", key).Replace(tmpl)
+	var b strings.Builder
+	var order []int
+	for i := 0; i < len(q); i++ {
+		if q[i] != '$' {
+			b.WriteByte(q[i])
+			continue
+		}
+		j := i + 1
+		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(q[i+1 : j])
+		switch s.dialect {
+		case "mysql":
+			b.WriteByte('?')
+			order = append(order, n-1)
+		case "sqlite":
+			b.WriteString("?" + q[i+1:j])
+		default:
+			b.WriteString(q[i:j])
+		}
+		i = j - 1
+	}
+	return stmt{q: b.String(), order: order}
+}
+
+// maxVanished bounds the claims a Claim retries when the holder it lost to is gone before
+// it can be read (released or purged in between).
+const maxVanished = 100
+
+// Claim implements Store. On PostgreSQL and SQLite it is one INSERT ... ON CONFLICT DO
+// UPDATE ... WHERE expired ... RETURNING; on MySQL one INSERT ... ON DUPLICATE KEY UPDATE
+// whose every assignment tests expiry. When that did not take the key (or, on MySQL,
+// always), one SELECT reads the row: it is ours if it carries our token, and otherwise
+// the holder's. A holder gone before the SELECT (it released, or Purge removed it) makes
+// the claim start again.
+func (s *SQLStore) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
+	if err := checkKey(key); err != nil {
+		return "", nil, err
+	}
+	token := newToken()
+	for range maxVanished {
+		now := s.now()
+		args := s.claim.args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
+		won := false
+		err := s.retry(ctx, func() error {
+			if s.dialect == "mysql" {
+				_, err := s.db.ExecContext(ctx, s.claim.q, args...)
+				return err
+			}
+			var got string
+			err := s.db.QueryRowContext(ctx, s.claim.q, args...).Scan(&got)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			won = err == nil
+			return err
+		})
+		if err != nil {
+			return "", nil, fmt.Errorf("idem: claiming a key in %s: %w", s.table, err)
+		}
+		if won {
+			return token, nil, nil
+		}
+		rec, holder, err := s.read(ctx, key)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue
+		case err != nil:
+			return "", nil, err
+		case holder == token:
+			return token, nil, nil
+		}
+		return "", rec, nil
+	}
+	return "", nil, fmt.Errorf("idem: claiming a key in %s: its holder vanished %d times before it could be read", s.table, maxVanished)
+}
+
+// Complete implements Store with one UPDATE conditioned on the token and the state.
+func (s *SQLStore) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	var header any
+	if resp.Header != nil {
+		b, err := json.Marshal(resp.Header)
+		if err != nil {
+			return fmt.Errorf("idem: encoding the response header: %w", err)
+		}
+		header = string(b)
+	}
+	args := s.complete.args([]byte(key), token, toMs(s.now(), ttl), int64(resp.Status), header, resp.Body)
+	return s.change(ctx, "completing", s.complete.q, args)
+}
+
+// Release implements Store with one DELETE conditioned on the token and the state.
+func (s *SQLStore) Release(ctx context.Context, key, token string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	return s.change(ctx, "releasing", s.release.q, s.release.args([]byte(key), token))
+}
+
+// change runs a statement that changes the row of a claim, and returns ErrNotHolder when
+// it changed nothing. (Both statements change state or remove the row, so even MySQL,
+// which counts only rows whose values changed, counts the row.)
+func (s *SQLStore) change(ctx context.Context, doing, q string, args []any) error {
+	var n int64
+	err := s.retry(ctx, func() error {
+		res, err := s.db.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("idem: %s a key in %s: %w", doing, s.table, err)
+	case n == 0:
+		return ErrNotHolder
+	}
+	return nil
+}
+
+// Get implements Store. It returns records whose time is over until Purge removes them.
+func (s *SQLStore) Get(ctx context.Context, key string) (*Record, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	rec, _, err := s.read(ctx, key)
+	return rec, err
+}
+
+// read returns the record of key and its token, or ErrNotFound.
+func (s *SQLStore) read(ctx context.Context, key string) (*Record, string, error) {
+	var (
+		fp             []byte
+		state          int64
+		token          string
+		locked, expire int64
+		status         sql.NullInt64
+		header         sql.NullString
+		body           []byte
+	)
+	err := s.retry(ctx, func() error {
+		return s.db.QueryRowContext(ctx, s.get.q, s.get.args([]byte(key))...).
+			Scan(&fp, &state, &token, &locked, &expire, &status, &header, &body)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", ErrNotFound
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("idem: reading a key in %s: %w", s.table, err)
+	}
+	rec := &Record{Key: key, Fingerprint: string(fp), State: State(state), LockedUntil: fromMs(locked)}
+	if rec.State == Completed {
+		rec.ExpiresAt = fromMs(expire)
+		rec.Response = &Response{Status: int(status.Int64), Body: body}
+		if header.Valid {
+			if err := json.Unmarshal([]byte(header.String), &rec.Response.Header); err != nil {
+				return nil, "", fmt.Errorf("idem: decoding the response header of a key in %s: %w", s.table, err)
+			}
+		}
+	}
+	return rec, token, nil
+}
+
+// Purge implements Store with one DELETE of the rows whose expires_at is past.
+func (s *SQLStore) Purge(ctx context.Context) (int, error) {
+	var n int64
+	err := s.retry(ctx, func() error {
+		res, err := s.db.ExecContext(ctx, s.purge.q, s.purge.args(toMs(s.now(), 0))...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("idem: purging %s: %w", s.table, err)
+	}
+	return int(n), nil
+}
+
+func checkKey(key string) error {
+	if len(key) > MaxSQLKeyLen {
+		return &KeyTooLongError{Len: len(key), Max: MaxSQLKeyLen}
+	}
+	return nil
+}
+
+// toMs returns now+d in Unix milliseconds.
+func toMs(now time.Time, d time.Duration) int64 { return now.UnixMilli() + ceilMs(d) }
+
+// ceilMs returns d in milliseconds, rounded up so that a positive duration never becomes
+// none.
+func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
+
+func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// retryFor bounds the time a statement the database aborted for contention is retried.
+const retryFor = 5 * time.Second
+
+// retry runs fn until it succeeds, fails for a reason other than contention, or has been
+// retried for retryFor. Every statement it runs is a single statement in its own
+// transaction, so a run that failed left nothing behind.
+func (s *SQLStore) retry(ctx context.Context, fn func() error) error {
+	var deadline time.Time
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if err == nil || !transient(err) {
+			return err
+		}
+		if attempt == 0 {
+			deadline = time.Now().Add(retryFor)
+		} else if time.Now().After(deadline) {
+			return err
+		}
+		if perr := pause(ctx, attempt); perr != nil {
+			return err
+		}
+	}
+}
+
+// pause sleeps 1 ms and a random part of up to 2^attempt ms (at most 32 ms), so that
+// contenders spread out rather than retry in lockstep.
+func pause(ctx context.Context, attempt int) error {
+	t := time.NewTimer(time.Duration(1+rand.N(int64(1)<<min(attempt, 5))) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// transient reports an error that running the same statement again may not meet.
+func transient(err error) bool {
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Number == 1213 || my.Number == 1205 // deadlock, lock wait timeout
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		c := pg.SQLState()
+		return c == "40001" || c == "40P01" // serialization failure, deadlock
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		// modernc.org/sqlite's error, recognised without importing the driver: a Code()
+		// int method on a type from a package named like sqlite. SQLITE_BUSY and
+		// SQLITE_LOCKED, with any extended code.
+		if c, ok := e.(interface{ Code() int }); ok {
+			t := reflect.TypeOf(e)
+			if t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if strings.Contains(t.PkgPath(), "sqlite") {
+				code := c.Code() & 0xff
+				return code == 5 || code == 6
+			}
+		}
+	}
+	return false
+}
