@@ -13,7 +13,4 @@ require (
 	go.jetify.com/typeid v1.3.0
 )
 
-require (
-	github.com/gofrs/uuid/v5 v5.2.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-)
+require github.com/gofrs/uuid/v5 v5.2.0 // indirect
