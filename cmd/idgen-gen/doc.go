@@ -47,6 +47,8 @@
 //	typeid     [16]byte  a TypeID, wire-compatible with go.jetify.com/typeid
 //	    prefix=user      lowercase letters and '_', starting and ending with a letter
 //	    sql=uuid         store the UUID (default); sql=text stores the TypeID text
+//	objectid   [12]byte  a MongoDB ObjectId (seconds, 5 process bytes, 3-byte counter),
+//	                     24 hex characters, for services that share IDs with MongoDB
 //
 // # What each type gets
 //

@@ -38,7 +38,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 
 Writes NAME_idgen.go with typed ID types for the types annotated //idgen:KIND in each
 package (default: the current directory). Kinds: snowflake (int64), number (string),
-uuid7 ([16]byte), typeid ([16]byte). Example:
+uuid7 ([16]byte), typeid ([16]byte), objectid ([12]byte). Example:
 
 	//idgen:snowflake prefix=usr
 	type UserID int64

@@ -22,6 +22,7 @@ const (
 	kindNumber    = "number"
 	kindUUID7     = "uuid7"
 	kindTypeID    = "typeid"
+	kindObjectID  = "objectid"
 )
 
 // kinds lists, per kind, the underlying Go type it needs and the options it takes.
@@ -33,6 +34,7 @@ var kinds = map[string]struct {
 	kindNumber:    {"string", []string{"prefix", "time", "zone", "layout", "check"}},
 	kindUUID7:     {"[16]byte", nil},
 	kindTypeID:    {"[16]byte", []string{"prefix", "sql"}},
+	kindObjectID:  {"[12]byte", nil},
 }
 
 func kindList() string {
