@@ -63,10 +63,9 @@
 //     renewal takes about a millisecond) blocks every other process's renewals until it
 //     resumes; their generators stop at their deadlines and resume after reclaiming. IDs
 //     stay unique, but the fleet pauses.
-//   - The gate trusts Go's monotonic clock, which on Linux does not advance while the whole
-//     machine is suspended: a suspended VM resumes with its gate open until its next
-//     renewal finds the lease lost, at most TTL/3 later, while another process may hold
-//     the ID. Where VMs are suspended and resumed, keep the TTL short.
+//   - Go's monotonic clock does not advance while a whole machine is suspended; the gate
+//     also checks the wall clock, which does, so a resumed VM refuses at once unless its
+//     wall clock is also wrong.
 //
 // The package is named for what it holds, a lease; the worker IDs it hands out plug into
 // package snowflake, and a Lease also satisfies worker.Source.
