@@ -12,7 +12,7 @@ func renderUUID(f *File, t *idType) {
 	u := Index(Lit(16)).Byte().Call(Id("id"))
 
 	renderConstructors(f, t, []Code{
-		List(Id("u"), Err()).Op(":=").Qual(pkgUUID, "NewV7").Call(),
+		List(Id("u"), Err()).Op(":=").Qual(pkgUUIDv7, "New").Call(),
 		If(Err().Op("!=").Nil()).Block(Return(zero, Err())),
 		Return(Id(n).Call(Id("u")), Nil()),
 	})

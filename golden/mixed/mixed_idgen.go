@@ -6,12 +6,12 @@ import (
 	"context"
 	"database/sql/driver"
 	"encoding/json"
-	"github.com/google/uuid"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/typeid"
+	"github.com/idgen/idgen/runtime/uuidv7"
 	"time"
 )
 
@@ -286,7 +286,7 @@ func NewTraceID() (TraceID, error) {
 
 // NewTraceIDFrom returns a new TraceID from src, or from the default source when src is nil.
 func NewTraceIDFrom(ctx context.Context, src idgen.Source) (TraceID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return TraceID{}, err
 	}
@@ -393,7 +393,7 @@ func NewInvoiceTID() (InvoiceTID, error) {
 
 // NewInvoiceTIDFrom returns a new InvoiceTID from src, or from the default source when src is nil.
 func NewInvoiceTIDFrom(ctx context.Context, src idgen.Source) (InvoiceTID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return InvoiceTID{}, err
 	}

@@ -5,10 +5,10 @@ package typeids
 import (
 	"context"
 	"database/sql/driver"
-	"github.com/google/uuid"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/typeid"
+	"github.com/idgen/idgen/runtime/uuidv7"
 	"time"
 )
 
@@ -20,7 +20,7 @@ func NewUserTID() (UserTID, error) {
 
 // NewUserTIDFrom returns a new UserTID from src, or from the default source when src is nil.
 func NewUserTIDFrom(ctx context.Context, src idgen.Source) (UserTID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return UserTID{}, err
 	}
@@ -136,7 +136,7 @@ func NewLineItemTID() (LineItemTID, error) {
 
 // NewLineItemTIDFrom returns a new LineItemTID from src, or from the default source when src is nil.
 func NewLineItemTIDFrom(ctx context.Context, src idgen.Source) (LineItemTID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return LineItemTID{}, err
 	}
@@ -251,7 +251,7 @@ func NewBareTID() (BareTID, error) {
 
 // NewBareTIDFrom returns a new BareTID from src, or from the default source when src is nil.
 func NewBareTIDFrom(ctx context.Context, src idgen.Source) (BareTID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return BareTID{}, err
 	}

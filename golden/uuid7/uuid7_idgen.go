@@ -5,9 +5,9 @@ package uuid7
 import (
 	"context"
 	"database/sql/driver"
-	"github.com/google/uuid"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
+	"github.com/idgen/idgen/runtime/uuidv7"
 	"time"
 )
 
@@ -19,7 +19,7 @@ func NewSessionID() (SessionID, error) {
 
 // NewSessionIDFrom returns a new SessionID from src, or from the default source when src is nil.
 func NewSessionIDFrom(ctx context.Context, src idgen.Source) (SessionID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return SessionID{}, err
 	}
@@ -126,7 +126,7 @@ func NewRequestID() (RequestID, error) {
 
 // NewRequestIDFrom returns a new RequestID from src, or from the default source when src is nil.
 func NewRequestIDFrom(ctx context.Context, src idgen.Source) (RequestID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return RequestID{}, err
 	}

@@ -6,11 +6,11 @@ import (
 	"context"
 	"database/sql/driver"
 	"encoding/json"
-	"github.com/google/uuid"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/uuidv7"
 	"time"
 )
 
@@ -285,7 +285,7 @@ func NewPaymentID() (PaymentID, error) {
 
 // NewPaymentIDFrom returns a new PaymentID from src, or from the default source when src is nil.
 func NewPaymentIDFrom(ctx context.Context, src idgen.Source) (PaymentID, error) {
-	u, err := uuid.NewV7()
+	u, err := uuidv7.New()
 	if err != nil {
 		return PaymentID{}, err
 	}
