@@ -1,0 +1,286 @@
+package segment
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultStep      = 1000
+	DefaultMaxStep   = 1_000_000
+	DefaultThreshold = 0.1
+	DefaultTarget    = 15 * time.Minute
+	DefaultTimeout   = 5 * time.Second
+	DefaultRetry     = 100 * time.Millisecond
+)
+
+// Options tunes an Allocator. The zero value is usable.
+type Options struct {
+	// Step is the size of the first block: DefaultStep (within MinStep and MaxStep) if 0.
+	Step int64
+	// MinStep and MaxStep bound the adaptive step: Step and the larger of Step and
+	// DefaultMaxStep if 0. Equal bounds fix the step.
+	MinStep, MaxStep int64
+	// Threshold is the fraction of a block handed out before the next one is reserved in
+	// the background, in [0, 1): DefaultThreshold if 0. Larger values reserve later and
+	// risk callers waiting when blocks drain fast.
+	Threshold float64
+	// Target is how long a block should last: the step doubles when a reservation comes
+	// less than Target after the previous one and halves when it comes 2*Target or more
+	// after it. DefaultTarget (Leaf's 15 minutes) if 0.
+	Target time.Duration
+	// Timeout bounds each reservation; DefaultTimeout if 0. Reservations do not use the
+	// callers' contexts, since one reservation serves them all.
+	Timeout time.Duration
+	// Retry is how long after a failed reservation a caller with nothing buffered gets a
+	// *UnavailableError at once instead of trying the store again; DefaultRetry if 0.
+	Retry time.Duration
+	// Now is the clock for Target and Retry; time.Now if nil.
+	Now func() time.Time
+}
+
+// Stats counts what an Allocator has done.
+type Stats struct {
+	// Reserved is the number of blocks reserved; Failed, the number of reservations
+	// that failed.
+	Reserved, Failed int64
+	// Waited is the number of calls that waited for a reservation; in steady state it
+	// stops growing.
+	Waited int64
+	// Step is the step of the latest reservation.
+	Step int64
+	// Buffered is the number of IDs reserved and not yet handed out.
+	Buffered int64
+}
+
+// Allocator hands out the IDs of one tag from blocks reserved in a Store, reserving the
+// next block in the background before the current one runs out. It implements
+// idgen.Source. Safe for concurrent use; create one per tag and process.
+type Allocator struct {
+	store Store
+	tag   string
+	o     Options
+
+	mu         sync.Mutex
+	cur        Range         // cur.First is the next ID; empty when First > Last
+	prefetchAt int64         // handing out an ID at or above this reserves the next block
+	next       *Range        // a reserved block waiting its turn
+	high       int64         // the last ID of the latest block received
+	fetching   chan struct{} // non-nil while a reservation runs; closed when it ends
+	err        error         // the latest reservation's error, nil after a success
+	errAt      time.Time
+	step       int64     // the step of the latest reservation
+	last       time.Time // when the latest successful reservation started
+	stats      Stats
+}
+
+// New returns an Allocator of tag's IDs from store. It reserves nothing until the first
+// ID is asked for. It panics if tag is empty or the options are inconsistent (negative,
+// Step outside [MinStep, MaxStep], Threshold outside [0, 1)).
+func New(store Store, tag string, opts Options) *Allocator {
+	if store == nil || tag == "" {
+		panic("segment: New needs a store and a tag")
+	}
+	o := opts
+	if o.Step == 0 {
+		o.Step = DefaultStep
+		if o.MinStep > 0 {
+			o.Step = max(o.Step, o.MinStep)
+		}
+		if o.MaxStep > 0 {
+			o.Step = min(o.Step, o.MaxStep)
+		}
+	}
+	if o.MinStep == 0 {
+		o.MinStep = o.Step
+	}
+	if o.MaxStep == 0 {
+		o.MaxStep = max(o.Step, DefaultMaxStep)
+	}
+	if o.Threshold == 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.Target == 0 {
+		o.Target = DefaultTarget
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Retry == 0 {
+		o.Retry = DefaultRetry
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MinStep <= 0 || o.Step < o.MinStep || o.MaxStep < o.Step || o.Threshold < 0 || o.Threshold >= 1 ||
+		o.Target < 0 || o.Timeout < 0 || o.Retry < 0 {
+		panic(fmt.Sprintf("segment: inconsistent options for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
+			tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry))
+	}
+	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}
+}
+
+// Tag returns the business tag the Allocator serves.
+func (a *Allocator) Tag() string { return a.tag }
+
+// Stats returns the counters.
+func (a *Allocator) Stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.stats
+	s.Step = a.step
+	s.Buffered = max(0, a.cur.Len())
+	if a.next != nil {
+		s.Buffered += a.next.Len()
+	}
+	return s
+}
+
+// NextInt64 returns the next ID, waiting for a reservation only when nothing is buffered,
+// at most as long as ctx allows. When the store cannot reserve a block and nothing is
+// buffered, it returns a *UnavailableError.
+func (a *Allocator) NextInt64(ctx context.Context) (int64, error) {
+	a.mu.Lock()
+	if a.cur.First <= a.cur.Last {
+		id := a.cur.First
+		a.cur.First++
+		if id >= a.prefetchAt {
+			a.prefetch()
+		}
+		a.mu.Unlock()
+		return id, nil
+	}
+	a.mu.Unlock()
+	var one [1]int64
+	ids, err := a.take(ctx, one[:0], 1)
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// Next is NextInt64 with context.Background().
+func (a *Allocator) Next() (int64, error) { return a.NextInt64(context.Background()) }
+
+// NextN returns n increasing IDs, waiting for reservations as NextInt64 does. On error
+// it returns the IDs taken before it, which are not handed out again.
+func (a *Allocator) NextN(ctx context.Context, n int) ([]int64, error) {
+	return a.take(ctx, make([]int64, 0, n), n)
+}
+
+// take appends n IDs to dst.
+func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for n > 0 {
+		if avail := a.cur.Len(); avail > 0 {
+			k := min(int64(n), avail)
+			for i := range k {
+				dst = append(dst, a.cur.First+i)
+			}
+			a.cur.First += k
+			n -= int(k)
+			if a.cur.First > a.prefetchAt {
+				a.prefetch()
+			}
+			continue
+		}
+		if a.next != nil {
+			a.use(*a.next)
+			a.next = nil
+			continue
+		}
+		ch := a.fetching
+		if ch == nil {
+			if a.backingOff() {
+				return dst, &UnavailableError{Tag: a.tag, Err: a.err}
+			}
+			ch = a.start()
+		}
+		a.stats.Waited++
+		a.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			a.mu.Lock()
+			return dst, ctx.Err()
+		}
+		a.mu.Lock()
+		if a.cur.Len() <= 0 && a.next == nil && a.err != nil {
+			return dst, &UnavailableError{Tag: a.tag, Err: a.err}
+		}
+	}
+	return dst, nil
+}
+
+// use makes r the current block.
+func (a *Allocator) use(r Range) {
+	a.cur = r
+	a.prefetchAt = r.First + int64(float64(r.Len())*a.o.Threshold)
+}
+
+// backingOff reports whether the latest reservation failed less than Retry ago.
+func (a *Allocator) backingOff() bool {
+	return a.err != nil && a.o.Now().Sub(a.errAt) < a.o.Retry
+}
+
+// prefetch reserves the next block in the background unless one is reserved or being
+// reserved, or the store failed a moment ago.
+func (a *Allocator) prefetch() {
+	if a.next == nil && a.fetching == nil && !a.backingOff() {
+		a.start()
+	}
+}
+
+// start adapts the step and starts a reservation, returning the channel closed when it
+// ends.
+func (a *Allocator) start() chan struct{} {
+	now := a.o.Now()
+	prevStep, prevLast := a.step, a.last
+	if !a.last.IsZero() {
+		switch d := now.Sub(a.last); {
+		case d < a.o.Target:
+			a.step = min(a.step*2, a.o.MaxStep)
+		case d >= 2*a.o.Target:
+			a.step = max(a.step/2, a.o.MinStep)
+		}
+	}
+	a.last = now
+	ch := make(chan struct{})
+	a.fetching = ch
+	go a.reserve(a.step, prevStep, prevLast, ch)
+	return ch
+}
+
+// reserve runs one reservation and files its block; on failure it restores the step
+// and the time of the previous reservation, so that retries do not grow the step.
+func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), a.o.Timeout)
+	r, err := a.store.Reserve(ctx, a.tag, step)
+	cancel()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	defer close(done)
+	a.fetching = nil
+	if err == nil && (r.First > r.Last || r.First <= a.high) {
+		// A store that moved back (a Redis restarted without its data) would repeat IDs.
+		err = fmt.Errorf("segment: tag %q: the store returned block [%d, %d], not above %d already reserved", a.tag, r.First, r.Last, a.high)
+	}
+	if err != nil {
+		a.err, a.errAt = err, a.o.Now()
+		a.step, a.last = prevStep, prevLast
+		a.stats.Failed++
+		return
+	}
+	a.err = nil
+	a.high = r.Last
+	a.stats.Reserved++
+	if a.cur.Len() <= 0 {
+		a.use(r)
+	} else {
+		a.next = &r
+	}
+}

@@ -1,0 +1,29 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnavailable is matched by every *UnavailableError.
+var ErrUnavailable = errors.New("segment: store unavailable")
+
+// UnavailableError is returned by an Allocator whose buffered IDs have run out while the
+// store cannot reserve a block. It matches ErrUnavailable and wraps the store's error.
+type UnavailableError struct {
+	// Tag is the allocator's business tag.
+	Tag string
+	// Err is the error of the latest failed reservation.
+	Err error
+}
+
+// Error implements error.
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("segment: tag %q: no IDs buffered and the store is unavailable: %v", e.Tag, e.Err)
+}
+
+// Is reports whether target is ErrUnavailable.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// Unwrap returns e.Err.
+func (e *UnavailableError) Unwrap() error { return e.Err }

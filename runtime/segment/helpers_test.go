@@ -1,0 +1,207 @@
+package segment
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/redis/go-redis/v9"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+
+	"github.com/idgen/idgen/internal/testdb"
+)
+
+// redisEnv names the Redis server for the tests, as a URL: redis://127.0.0.1:6379/0.
+const redisEnv = "IDGEN_TEST_REDIS_DSN"
+
+// target says where a store lives, in a form a child process can be handed.
+type target struct {
+	Kind   string // sqlite, postgres, mysql, redis
+	DSN    string
+	Prefix string // Redis key prefix of this test
+}
+
+// kinds are the stores every store test runs against, SQLite always and the others when
+// their variable is set. name is the suffix of the test's database.
+var kinds = []struct {
+	name  string
+	setup func(t testing.TB, name string) target
+}{
+	{"sqlite", func(t testing.TB, _ string) target { return sqliteTarget(t) }},
+	{"postgres", func(t testing.TB, name string) target {
+		return target{Kind: "postgres", DSN: testdb.Postgres(t, "segment_"+name)}
+	}},
+	{"mysql", func(t testing.TB, name string) target {
+		return target{Kind: "mysql", DSN: testdb.MySQL(t, "segment_"+name)}
+	}},
+	{"redis", func(t testing.TB, _ string) target { return setupRedis(t) }},
+}
+
+// sqliteTarget is a fresh SQLite file. WAL lets readers run beside the writer; the busy
+// timeout makes a process wait for the write lock instead of failing at once.
+func sqliteTarget(t testing.TB) target {
+	return target{Kind: "sqlite", DSN: "file:" + testdb.SQLitePath(t) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"}
+}
+
+// setupRedis skips without IDGEN_TEST_REDIS_DSN, fails if the server does not answer,
+// and gives the test a key prefix of its own, whose keys are deleted when it ends.
+func setupRedis(t testing.TB) target {
+	t.Helper()
+	dsn := os.Getenv(redisEnv)
+	if dsn == "" {
+		t.Skip("set " + redisEnv + " to run against Redis")
+	}
+	opts, err := redis.ParseURL(dsn)
+	if err != nil {
+		t.Fatalf("%s: %v", redisEnv, err)
+	}
+	c := redis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		t.Fatalf("%s is set but the server does not answer: %v", redisEnv, err)
+	}
+	prefix := fmt.Sprintf("idgen_test:segment:%d:%s:", os.Getpid(), rand.Text()[:8])
+	t.Cleanup(func() {
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		keys, err := c.Keys(ctx, prefix+"*").Result()
+		if err == nil && len(keys) > 0 {
+			err = c.Del(ctx, keys...).Err()
+		}
+		if err != nil {
+			t.Errorf("deleting keys %s*: %v", prefix, err)
+		}
+	})
+	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
+}
+
+// open returns a store on tg and what closes its connections.
+func open(tg target) (Store, io.Closer, error) {
+	if tg.Kind == "redis" {
+		opts, err := redis.ParseURL(tg.DSN)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := redis.NewClient(opts)
+		return NewRedis(c, tg.Prefix), c, nil
+	}
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
+	if driver == "" {
+		return nil, nil, fmt.Errorf("unknown store kind %q", tg.Kind)
+	}
+	db, err := sql.Open(driver, tg.DSN)
+	if err != nil {
+		return nil, nil, err
+	}
+	db.SetMaxOpenConns(8)
+	s, err := NewSQL(db, dialect, "")
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return s, db, nil
+}
+
+// openT is open for a test, closing the connections when it ends.
+func openT(t testing.TB, tg target) Store {
+	t.Helper()
+	s, c, err := open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s
+}
+
+// errDown is what a flaky store returns while it is down.
+var errDown = errors.New("store down (test)")
+
+// flaky wraps a real store: it records every reservation, adds latency, and fails on
+// demand, either before reaching the store (down) or after the store reserved the block
+// (lost: the reply went missing).
+type flaky struct {
+	Store
+	mu      sync.Mutex
+	down    bool
+	lost    bool
+	latency time.Duration
+	steps   []int64 // the step of every call
+	ranges  []Range // the blocks the store reserved, delivered or not
+}
+
+func (f *flaky) set(down, lost bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down, f.lost = down, lost
+}
+
+func (f *flaky) calls() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int64(nil), f.steps...)
+}
+
+func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (Range, error) {
+	f.mu.Lock()
+	f.steps = append(f.steps, step)
+	down, lost, latency := f.down, f.lost, f.latency
+	f.mu.Unlock()
+	if latency > 0 {
+		time.Sleep(latency)
+	}
+	if down {
+		return Range{}, errDown
+	}
+	r, err := f.Store.Reserve(ctx, tag, step)
+	if err == nil {
+		f.mu.Lock()
+		f.ranges = append(f.ranges, r)
+		f.mu.Unlock()
+	}
+	if lost {
+		return Range{}, errDown
+	}
+	return r, err
+}
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+//go:build unix
+
+package segment
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The multi-process test runs this test binary again as a worker process, the way
+// stringer's end-to-end test runs itself as the tool: TestMain sees childEnv and runs the
+// worker instead of the tests.
+const (
+	childEnv = "IDGEN_SEGMENT_CHILD" // "draw"
+	specEnv  = "IDGEN_SEGMENT_SPEC"  // a childSpec in JSON
+)
+
+// childSpec tells a worker process what to do.
+type childSpec struct {
+	Target target
+	Tag    string
+	IDs    string // file for ID lines
+}
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "draw":
+		var spec childSpec
+		if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(2)
+		}
+		if err := childDraw(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	fmt.Fprintln(os.Stderr, "unknown", childEnv)
+	os.Exit(2)
+}
+
+// childDraw draws IDs of spec.Tag, 100 then a millisecond's pause, until SIGTERM, writing
+// one per line and flushing every 100. Small, fast-growing steps make the processes
+// reserve often, so their reservations interleave.
+func childDraw(spec childSpec) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // a worker whose test died stops
+	defer cancel()
+	f, err := os.Create(spec.IDs)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s, closer, err := open(spec.Target)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	a := New(s, spec.Tag, Options{Step: 5, MinStep: 5, MaxStep: 400, Threshold: 0.2, Target: 20 * time.Millisecond})
+	w := bufio.NewWriter(f)
+	var line []byte
+	for ctx.Err() == nil {
+		for range 100 {
+			id, err := a.NextInt64(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return err
+			}
+			line = strconv.AppendInt(line[:0], id, 10)
+			w.Write(append(line, '\n'))
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := a.Stats()
+	fmt.Fprintf(os.Stderr, "child %d: %d blocks, %d waits, last step %d\n", os.Getpid(), st.Reserved, st.Waited, st.Step)
+	return w.Flush()
+}
+
+// TestProcesses runs four processes drawing from one new tag on each store, kills one
+// with SIGKILL mid-run and stops the others: every ID is distinct across processes and
+// increasing within each.
+func TestProcesses(t *testing.T) {
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			tg := k.setup(t, "procs")
+			// Create the table first, as a migration would: SQLite processes that all
+			// find a new file may fail the CREATE with SQLITE_BUSY while it is set up.
+			if s, ok := openT(t, tg).(*SQL); ok {
+				if err := s.CreateTable(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := t.TempDir()
+			const procs = 4
+			var cmds []*exec.Cmd
+			var stderr []*bytes.Buffer
+			for i := range procs {
+				js, _ := json.Marshal(childSpec{Target: tg, Tag: "order", IDs: filepath.Join(dir, fmt.Sprintf("ids%d", i))})
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), childEnv+"=draw", specEnv+"="+string(js))
+				var buf bytes.Buffer
+				cmd.Stderr = &buf
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				cmds, stderr = append(cmds, cmd), append(stderr, &buf)
+			}
+			defer func() {
+				for _, c := range cmds {
+					c.Process.Kill()
+				}
+			}()
+			read := func(i int) []int64 {
+				t.Helper()
+				data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("ids%d", i)))
+				if err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				var ids []int64
+				for line := range bytes.Lines(data) {
+					if line[len(line)-1] != '\n' {
+						break // the killed process's last, partial line
+					}
+					id, err := strconv.ParseInt(string(line[:len(line)-1]), 10, 64)
+					if err != nil {
+						t.Fatalf("process %d: %q: %v", i, line, err)
+					}
+					ids = append(ids, id)
+				}
+				return ids
+			}
+			// Kill process 0 once it has drawn a few thousand IDs, then let the others run on.
+			waitFor(t, "process 0 to draw", func() bool { return len(read(0)) >= 3000 })
+			if err := cmds[0].Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			cmds[0].Wait()
+			killedAt := len(read(0))
+			time.Sleep(700 * time.Millisecond)
+			for _, c := range cmds[1:] {
+				c.Process.Signal(syscall.SIGTERM)
+			}
+			for i, c := range cmds[1:] {
+				if err := c.Wait(); err != nil {
+					t.Errorf("process %d: %v: %s", i+1, err, stderr[i+1])
+				}
+			}
+
+			var all []int64
+			for i := range procs {
+				ids := read(i)
+				for j := 1; j < len(ids); j++ {
+					if ids[j] <= ids[j-1] {
+						t.Fatalf("process %d: ID %d after %d", i, ids[j], ids[j-1])
+					}
+				}
+				if len(ids) == 0 {
+					t.Fatalf("process %d drew nothing", i)
+				}
+				t.Logf("process %d: %6d IDs, %d..%d %s", i, len(ids), ids[0], ids[len(ids)-1], bytes.TrimSpace(stderr[i].Bytes()))
+				all = append(all, ids...)
+			}
+			slices.Sort(all)
+			dups := 0
+			for i := 1; i < len(all); i++ {
+				if all[i] == all[i-1] {
+					dups++
+				}
+			}
+			if dups > 0 {
+				t.Errorf("%d duplicate IDs among %d", dups, len(all))
+			}
+			// The survivors went on past everything the killed process had reserved.
+			killedMax := read(0)[killedAt-1]
+			for i := 1; i < procs; i++ {
+				if ids := read(i); ids[len(ids)-1] <= killedMax {
+					t.Errorf("process %d stopped at %d, not past the killed process's %d", i, ids[len(ids)-1], killedMax)
+				}
+			}
+			t.Logf("%d IDs from %d processes (process 0 killed after %d), %d duplicates; highest %d, so %d IDs (%.1f%%) are gaps",
+				len(all), procs, killedAt, dups, all[len(all)-1], all[len(all)-1]-int64(len(all)), 100*float64(all[len(all)-1]-int64(len(all)))/float64(all[len(all)-1]))
+		})
+	}
+}
