@@ -12,6 +12,7 @@ import (
 	"github.com/idgen/idgen/golden/snowflakeid"
 	"github.com/idgen/idgen/internal/testdb"
 	idgorm "github.com/idgen/idgen/plugins/gorm"
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 func TestAssign(t *testing.T) {
@@ -143,4 +144,35 @@ func TestBadTags(t *testing.T) {
 		t.Errorf("no source: %v", err)
 	}
 	var _ = snowflakeid.UserID(0)
+}
+
+// TestSegmentSource: the plugin takes a segment allocator as its source without special
+// cases, and rows get dense IDs from the shared table.
+func TestSegmentSource(t *testing.T) {
+	db, err := gorm.Open(sqlite.Open(testdb.SQLitePath(t)), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, _ := db.DB()
+	store, err := segment.NewSQL(sqlDB, segment.SQLite, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateTable(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	alloc := segment.New(store, "users", segment.Options{Step: 10})
+	db.Use(idgorm.New(idgorm.Config{Source: alloc}))
+	db.AutoMigrate(&User{}, &Item{})
+	users := []User{{Email: "s1"}, {Email: "s2"}, {Email: "s3"}}
+	if err := db.Create(&users).Error; err != nil {
+		t.Fatal(err)
+	}
+	item := Item{SKU: "x"}
+	if err := db.Create(&item).Error; err != nil {
+		t.Fatal(err)
+	}
+	if users[0].ID != 1 || users[1].ID != 2 || users[2].ID != 3 || item.ID != 4 {
+		t.Fatalf("ids %v %v %v %v, want 1 2 3 4", users[0].ID, users[1].ID, users[2].ID, item.ID)
+	}
 }
