@@ -184,7 +184,9 @@ func TestMiddleware(t *testing.T) {
 				key := uniqueKey(t, "m")
 				done := make(chan struct{})
 				go func() { post(t, srv.URL, key, "acme", `{"cents":1}`); close(done) }()
-				time.Sleep(50 * time.Millisecond)
+				for h.runs.Load() == 0 { // the first request is in the handler, holding the key
+					time.Sleep(time.Millisecond)
+				}
 				if resp, body := post(t, srv.URL, key, "acme", `{"cents":1}`); resp.StatusCode != 409 || resp.Header.Get("Content-Type") != "application/problem+json" {
 					t.Errorf("duplicate in flight: %d %s", resp.StatusCode, body)
 				}
@@ -198,18 +200,18 @@ func TestMiddleware(t *testing.T) {
 			})
 			t.Run("a dead holder's key is taken after the lock timeout", func(t *testing.T) {
 				h := &orderHandler{}
-				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, LockTimeout: 150 * time.Millisecond}, h)
+				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, LockTimeout: 600 * time.Millisecond}, h)
 				key := uniqueKey(t, "dead")
 				// A process claimed the key for this exact request and was killed.
 				mw, _ := New(Config{Store: st.store})
 				r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
-				if tok, _, err := st.store.Claim(context.Background(), scopedKey("acme", key), mw.fingerprint(r, []byte(`{}`)), 150*time.Millisecond); err != nil || tok == "" {
+				if tok, _, err := st.store.Claim(context.Background(), scopedKey("acme", key), mw.fingerprint(r, []byte(`{}`)), 600*time.Millisecond); err != nil || tok == "" {
 					t.Fatalf("claim: %v", err)
 				}
 				if resp, _ := post(t, srv.URL+"/", key, "acme", `{}`); resp.StatusCode != 409 {
 					t.Fatalf("while the dead claim holds: %d", resp.StatusCode)
 				}
-				time.Sleep(300 * time.Millisecond)
+				time.Sleep(800 * time.Millisecond)
 				if resp, _ := post(t, srv.URL+"/", key, "acme", `{}`); resp.StatusCode != 201 || h.runs.Load() != 1 {
 					t.Fatalf("after the lock timeout: %d, %d runs", resp.StatusCode, h.runs.Load())
 				}
