@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/idgen/idgen/internal/sqlerr"
 )
 
 // DefaultSQLTable is the table an SQLStore uses when given no WithSQLTable option.
@@ -542,7 +541,7 @@ func (s *SQLStore) retry(ctx context.Context, fn func() error) error {
 	var deadline time.Time
 	for attempt := 0; ; attempt++ {
 		err := fn()
-		if err == nil || !transient(err) {
+		if err == nil || !sqlerr.Transient(err) {
 			return err
 		}
 		if attempt == 0 {
@@ -567,33 +566,4 @@ func pause(ctx context.Context, attempt int) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// transient reports an error that running the same statement again may not meet.
-func transient(err error) bool {
-	var my *mysql.MySQLError
-	if errors.As(err, &my) {
-		return my.Number == 1213 || my.Number == 1205 // deadlock, lock wait timeout
-	}
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		c := pg.SQLState()
-		return c == "40001" || c == "40P01" // serialization failure, deadlock
-	}
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		// modernc.org/sqlite's error, recognised without importing the driver: a Code()
-		// int method on a type from a package named like sqlite. SQLITE_BUSY and
-		// SQLITE_LOCKED, with any extended code.
-		if c, ok := e.(interface{ Code() int }); ok {
-			t := reflect.TypeOf(e)
-			if t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
-			if strings.Contains(t.PkgPath(), "sqlite") {
-				code := c.Code() & 0xff
-				return code == 5 || code == 6
-			}
-		}
-	}
-	return false
 }

@@ -6,13 +6,12 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/idgen/idgen/internal/sqlerr"
 )
 
 // Dialect is the SQL spoken by the database behind an [SQL] backend.
@@ -424,7 +423,7 @@ func (s *SQL) run(ctx context.Context, tx bool, fn func(querier) error) error {
 		default:
 			err = s.inTx(ctx, fn)
 		}
-		if err == nil || attempt >= maxAttempts || !transient(err) {
+		if err == nil || attempt >= maxAttempts || !sqlerr.Transient(err) {
 			return err
 		}
 		if perr := pause(ctx); perr != nil {
@@ -469,33 +468,4 @@ func (s *SQL) immediate(ctx context.Context, fn func(querier) error) error {
 		}
 	}
 	return err
-}
-
-// transient reports an error that a retry of the same transaction may not meet.
-func transient(err error) bool {
-	var my *mysql.MySQLError
-	if errors.As(err, &my) {
-		return my.Number == 1213 || my.Number == 1205 // deadlock, lock wait timeout
-	}
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		c := pg.SQLState()
-		return c == "40001" || c == "40P01" // serialization failure, deadlock
-	}
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		// modernc.org/sqlite's error, recognised without importing it: a Code() int method
-		// on a type from a package named like sqlite. SQLITE_BUSY and SQLITE_LOCKED, with
-		// any extended code.
-		if c, ok := e.(interface{ Code() int }); ok {
-			t := reflect.TypeOf(e)
-			if t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
-			if strings.Contains(t.PkgPath(), "sqlite") {
-				code := c.Code() & 0xff
-				return code == 5 || code == 6
-			}
-		}
-	}
-	return false
 }

@@ -1,0 +1,73 @@
+package sqlerr
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// mattnError has the shape of mattn/go-sqlite3's Error: a value type with integer code
+// fields. Its package path is this package's, so it reaches the ExtendedCode branch only
+// when the test passes that path to sqliteCode.
+type mattnError struct {
+	Code         int
+	ExtendedCode int
+}
+
+func (e mattnError) Error() string { return "mattn-shaped" }
+
+// codeError has a Code() int method but lives outside any SQLite driver: not SQLite.
+type codeError struct{ code int }
+
+func (e *codeError) Error() string { return "code" }
+func (e *codeError) Code() int     { return e.code }
+
+func TestSQLiteCode(t *testing.T) {
+	here := reflect.TypeFor[mattnError]().PkgPath()
+	for _, tc := range []struct {
+		name     string
+		err      error
+		fieldPkg string
+		code     int
+		ok       bool
+	}{
+		{"mattn value", mattnError{Code: 19, ExtendedCode: 2067}, here, 2067, true},
+		{"mattn pointer", &mattnError{Code: 19, ExtendedCode: 1555}, here, 1555, true},
+		{"mattn nil pointer", (*mattnError)(nil), here, 0, false},
+		{"other package", mattnError{ExtendedCode: 2067}, MattnPath, 0, false},
+		{"no field", io.EOF, reflect.TypeOf(io.EOF).Elem().PkgPath(), 0, false},
+		{"code method outside sqlite", &codeError{2067}, MattnPath, 0, false},
+		{"nil", nil, MattnPath, 0, false},
+	} {
+		code, ok := sqliteCode(tc.err, tc.fieldPkg)
+		if code != tc.code || ok != tc.ok {
+			t.Errorf("%s: sqliteCode = %d, %v; want %d, %v", tc.name, code, ok, tc.code, tc.ok)
+		}
+	}
+}
+
+func TestTransient(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"other", io.EOF, false},
+		{"mysql deadlock", fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1213}), true},
+		{"mysql lock wait", &mysql.MySQLError{Number: 1205}, true},
+		{"mysql duplicate", &mysql.MySQLError{Number: 1062}, false},
+		{"pg serialization", &pgconn.PgError{Code: "40001"}, true},
+		{"pg deadlock", fmt.Errorf("x: %w", &pgconn.PgError{Code: "40P01"}), true},
+		{"pg unique", &pgconn.PgError{Code: "23505"}, false},
+		{"code outside sqlite", &codeError{5}, false},
+	} {
+		if got := Transient(tc.err); got != tc.want {
+			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
