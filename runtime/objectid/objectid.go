@@ -9,6 +9,7 @@ package objectid
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -62,15 +63,8 @@ func Time(id [12]byte) time.Time {
 	return time.Unix(int64(binary.BigEndian.Uint32(id[0:4])), 0).UTC()
 }
 
-const hexDigits = "0123456789abcdef"
-
 // Append appends the 24 lowercase hex characters of id.
-func Append(dst []byte, id [12]byte) []byte {
-	for _, c := range id {
-		dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
-	}
-	return dst
-}
+func Append(dst []byte, id [12]byte) []byte { return hex.AppendEncode(dst, id[:]) }
 
 // Parse reads 24 hex characters (either case) for the type named typ; errors are
 // *codec.ParseError.
@@ -79,26 +73,10 @@ func Parse(typ, s string) ([12]byte, error) {
 	if len(s) != 24 {
 		return id, codec.Errorf(typ, s, "want 24 hex characters, got %d bytes", len(s))
 	}
-	for i := range id {
-		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
-		if hi > 15 || lo > 15 {
-			return id, codec.Errorf(typ, s, "non-hex character at offset %d", 2*i)
-		}
-		id[i] = hi<<4 | lo
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return id, codec.Errorf(typ, s, "%w", err)
 	}
 	return id, nil
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
 }
 
 // Scan converts a value read from SQL for the type named typ: 12 raw bytes (binary
