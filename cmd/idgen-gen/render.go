@@ -159,3 +159,34 @@ func renderQuotedJSON(f *File, n string, size int, why string) {
 	)
 	f.Line()
 }
+
+// renderByteArrayText writes the text and JSON methods of a byte-array ID type (UUIDs,
+// TypeIDs, ObjectIds): ParseT over parseT (whose body is given), AppendText, String,
+// MarshalText/UnmarshalText and a quoted MarshalJSON/UnmarshalJSON. width is the array's
+// length, size the text's, form what the text looks like.
+func renderByteArrayText(f *File, n string, width, size int, form string, parseBody []Code, appendCall Code) {
+	parse := "parse" + n
+	f.Commentf("Parse%s parses the text form of a %s: %s.", n, n, form)
+	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
+		List(Id("v"), Err()).Op(":=").Id(parse).Call(Id("s")),
+		If(Err().Op("!=").Nil()).Block(Return(Id(n).Values(), Err())),
+		Return(Id(n).Call(Id("v")), Nil()),
+	)
+	f.Line()
+	f.Func().Id(parse).Params(Id("s").String()).Params(Index(Lit(width)).Byte(), Error()).Block(parseBody...)
+	f.Line()
+	f.Commentf("AppendText implements encoding.TextAppender: %s.", form)
+	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
+		Return(appendCall, Nil()),
+	)
+	f.Line()
+	renderTextMethods(f, n, size, parse)
+	renderQuotedJSON(f, n, size, "")
+	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.")
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
+		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
+		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),
+		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
+	)
+	f.Line()
+}

@@ -7,38 +7,15 @@ import (
 // renderObjectID writes the methods of a [12]byte MongoDB ObjectId type.
 func renderObjectID(f *File, t *idType) {
 	n := t.name
-	parse := "parse" + n
 	zero := Id(n).Values()
 	raw := Index(Lit(12)).Byte().Call(Id("id"))
 
 	renderConstructors(f, t, []Code{
 		Return(Id(n).Call(Qual(pkgObjectID, "New").Call()), Nil()),
 	})
-	f.Commentf("Parse%s parses the text form of a %s: 24 hex characters, as MongoDB writes them.", n, n)
-	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
-		List(Id("v"), Err()).Op(":=").Id(parse).Call(Id("s")),
-		If(Err().Op("!=").Nil()).Block(Return(zero, Err())),
-		Return(Id(n).Call(Id("v")), Nil()),
-	)
-	f.Line()
-	f.Func().Id(parse).Params(Id("s").String()).Params(Index(Lit(12)).Byte(), Error()).Block(
-		Return(Qual(pkgObjectID, "Parse").Call(Lit(n), Id("s"))),
-	)
-	f.Line()
-	f.Comment("AppendText implements encoding.TextAppender: 24 lowercase hex characters.")
-	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
-		Return(Qual(pkgObjectID, "Append").Call(Id("b"), raw), Nil()),
-	)
-	f.Line()
-	renderTextMethods(f, n, 24, parse)
-	renderQuotedJSON(f, n, 24, "")
-	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.")
-	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
-		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
-		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),
-		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
-	)
-	f.Line()
+	renderByteArrayText(f, n, 12, 24, "24 hex characters, as MongoDB writes them",
+		[]Code{Return(Qual(pkgObjectID, "Parse").Call(Lit(n), Id("s")))},
+		Qual(pkgObjectID, "Append").Call(Id("b"), raw))
 	f.Commentf("Scan implements sql.Scanner: 24 hex characters, or 12 bytes (binary(12)). NULL scans as the zero %s.", n)
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgObjectID, "Scan").Call(Lit(n), Id("src")),

@@ -40,29 +40,7 @@ func renderUUID(f *File, t *idType) {
 		appendCall = Qual(pkgCodec, "AppendUUID").Call(Id("b"), u)
 	}
 
-	f.Commentf("Parse%s parses the text form of a %s: %s.", n, n, form)
-	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
-		List(Id("u"), Err()).Op(":=").Id(parse).Call(Id("s")),
-		If(Err().Op("!=").Nil()).Block(Return(zero, Err())),
-		Return(Id(n).Call(Id("u")), Nil()),
-	)
-	f.Line()
-	f.Func().Id(parse).Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(parseBody...)
-	f.Line()
-	f.Commentf("AppendText implements encoding.TextAppender: %s.", form)
-	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
-		Return(appendCall, Nil()),
-	)
-	f.Line()
-	renderTextMethods(f, n, size, parse)
-	renderQuotedJSON(f, n, size, "")
-	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.")
-	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
-		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
-		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),
-		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
-	)
-	f.Line()
+	renderByteArrayText(f, n, 16, size, form, parseBody, appendCall)
 
 	scanParse := Id(parse)
 	scanDoc := "the UUID as text (uuid, char(36)) or as 16 bytes (binary(16))"

@@ -305,11 +305,11 @@ func (id *TraceID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseTraceID parses the text form of a TraceID: the canonical 36-character UUID.
 func ParseTraceID(s string) (TraceID, error) {
-	u, err := parseTraceID(s)
+	v, err := parseTraceID(s)
 	if err != nil {
 		return TraceID{}, err
 	}
-	return TraceID(u), nil
+	return TraceID(v), nil
 }
 
 func parseTraceID(s string) ([16]byte, error) {
@@ -412,11 +412,11 @@ func (id *InvoiceTID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseInvoiceTID parses the text form of a InvoiceTID: a TypeID, "invoice_" and 26 base32 characters, as go.jetify.com/typeid writes it.
 func ParseInvoiceTID(s string) (InvoiceTID, error) {
-	u, err := parseInvoiceTID(s)
+	v, err := parseInvoiceTID(s)
 	if err != nil {
 		return InvoiceTID{}, err
 	}
-	return InvoiceTID(u), nil
+	return InvoiceTID(v), nil
 }
 
 func parseInvoiceTID(s string) ([16]byte, error) {

@@ -45,7 +45,7 @@ func parseDocumentID(s string) ([12]byte, error) {
 	return objectid.Parse("DocumentID", s)
 }
 
-// AppendText implements encoding.TextAppender: 24 lowercase hex characters.
+// AppendText implements encoding.TextAppender: 24 hex characters, as MongoDB writes them.
 func (id DocumentID) AppendText(b []byte) ([]byte, error) {
 	return objectid.Append(b, [12]byte(id)), nil
 }

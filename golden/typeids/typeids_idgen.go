@@ -39,11 +39,11 @@ func (id *UserTID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseUserTID parses the text form of a UserTID: a TypeID, "user_" and 26 base32 characters, as go.jetify.com/typeid writes it.
 func ParseUserTID(s string) (UserTID, error) {
-	u, err := parseUserTID(s)
+	v, err := parseUserTID(s)
 	if err != nil {
 		return UserTID{}, err
 	}
-	return UserTID(u), nil
+	return UserTID(v), nil
 }
 
 func parseUserTID(s string) ([16]byte, error) {
@@ -155,11 +155,11 @@ func (id *LineItemTID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseLineItemTID parses the text form of a LineItemTID: a TypeID, "line_item_" and 26 base32 characters, as go.jetify.com/typeid writes it.
 func ParseLineItemTID(s string) (LineItemTID, error) {
-	u, err := parseLineItemTID(s)
+	v, err := parseLineItemTID(s)
 	if err != nil {
 		return LineItemTID{}, err
 	}
-	return LineItemTID(u), nil
+	return LineItemTID(v), nil
 }
 
 func parseLineItemTID(s string) ([16]byte, error) {
@@ -270,11 +270,11 @@ func (id *BareTID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseBareTID parses the text form of a BareTID: a TypeID without prefix: 26 base32 characters.
 func ParseBareTID(s string) (BareTID, error) {
-	u, err := parseBareTID(s)
+	v, err := parseBareTID(s)
 	if err != nil {
 		return BareTID{}, err
 	}
-	return BareTID(u), nil
+	return BareTID(v), nil
 }
 
 func parseBareTID(s string) ([16]byte, error) {

@@ -38,11 +38,11 @@ func (id *SessionID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseSessionID parses the text form of a SessionID: the canonical 36-character UUID.
 func ParseSessionID(s string) (SessionID, error) {
-	u, err := parseSessionID(s)
+	v, err := parseSessionID(s)
 	if err != nil {
 		return SessionID{}, err
 	}
-	return SessionID(u), nil
+	return SessionID(v), nil
 }
 
 func parseSessionID(s string) ([16]byte, error) {
@@ -145,11 +145,11 @@ func (id *RequestID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParseRequestID parses the text form of a RequestID: the canonical 36-character UUID.
 func ParseRequestID(s string) (RequestID, error) {
-	u, err := parseRequestID(s)
+	v, err := parseRequestID(s)
 	if err != nil {
 		return RequestID{}, err
 	}
-	return RequestID(u), nil
+	return RequestID(v), nil
 }
 
 func parseRequestID(s string) ([16]byte, error) {

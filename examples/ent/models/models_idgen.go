@@ -304,11 +304,11 @@ func (id *PaymentID) Generate(ctx context.Context, src idgen.Source) error {
 
 // ParsePaymentID parses the text form of a PaymentID: the canonical 36-character UUID.
 func ParsePaymentID(s string) (PaymentID, error) {
-	u, err := parsePaymentID(s)
+	v, err := parsePaymentID(s)
 	if err != nil {
 		return PaymentID{}, err
 	}
-	return PaymentID(u), nil
+	return PaymentID(v), nil
 }
 
 func parsePaymentID(s string) ([16]byte, error) {
