@@ -191,7 +191,9 @@ func testFleet(t *testing.T, tg target) {
 	const (
 		ttl       = time.Second
 		maxWorker = 15
-		behind    = 2 * time.Second
+		// Far enough behind that a late start under load (up to ~3.5 s) still finds its
+		// clock behind the previous holder's time.
+		behind = 4 * time.Second
 	)
 	layout := snowflake.Classic()
 	dir := t.TempDir()
@@ -237,7 +239,7 @@ func testFleet(t *testing.T, tg target) {
 	paused.waitEvent(t, "renewed", n+1, 2*time.Second)
 	stopAt := paused.signal(t, syscall.SIGSTOP)
 
-	// While it is stopped its lease expires; a process whose clock is 2 s behind takes the
+	// While it is stopped its lease expires; a process whose clock is 4 s behind takes the
 	// ID over and must wait until its clock passes the previous holder's time.
 	sleepUntil(stopAt.Add(ttl + ttl/2))
 	late := spawn("behind", behind)
