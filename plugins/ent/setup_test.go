@@ -43,7 +43,7 @@ func databases(t *testing.T, name string) []env {
 		dsn                        func() string
 	}{
 		{"sqlite", "", "sqlite", dialect.SQLite, func() string {
-			return "file:" + testdb.SQLitePath(t) + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)"
+			return testdb.SQLiteDSN(t, "foreign_keys(1)")
 		}},
 		{"postgres", "IDGEN_TEST_POSTGRES_DSN", "pgx", dialect.Postgres, func() string { return testdb.Postgres(t, name) }},
 		{"mysql", "IDGEN_TEST_MYSQL_DSN", "mysql", dialect.MySQL, func() string { return testdb.MySQL(t, name) }},

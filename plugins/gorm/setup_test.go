@@ -85,7 +85,7 @@ func databases(t *testing.T, name string) []env {
 		open      func() gorm.Dialector
 	}{
 		{"sqlite", "", func() gorm.Dialector {
-			return sqlite.Open("file:" + testdb.SQLitePath(t) + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)")
+			return sqlite.Open(testdb.SQLiteDSN(t))
 		}},
 		{"postgres", "IDGEN_TEST_POSTGRES_DSN", func() gorm.Dialector { return postgres.Open(testdb.Postgres(t, name)) }},
 		{"mysql", "IDGEN_TEST_MYSQL_DSN", func() gorm.Dialector { return mysql.Open(testdb.MySQL(t, name)) }},

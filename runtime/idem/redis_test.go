@@ -11,61 +11,38 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/internal/testdb"
 )
 
-// redisEnv names the Redis the tests run against, as a URL (redis://127.0.0.1:6379/0).
-const redisEnv = "IDGEN_TEST_REDIS_DSN"
-
 // redisClient returns a client on the Redis in IDGEN_TEST_REDIS_DSN, closed when the test
-// ends. It skips the test when the variable is unset and fails it when Redis does not
-// answer.
-func redisClient(tb testing.TB) *redis.Client {
+// ends, and a key prefix of the test's own (testdb.Redis: skips without the variable, fails
+// when Redis does not answer, deletes the prefix's keys at the end).
+func redisClient(tb testing.TB) (*redis.Client, string) {
 	tb.Helper()
-	dsn := os.Getenv(redisEnv)
-	if dsn == "" {
-		tb.Skip("set " + redisEnv + " to run against Redis")
-	}
+	dsn, prefix := testdb.Redis(tb, "idem")
 	opt, err := redis.ParseURL(dsn)
 	if err != nil {
-		tb.Fatalf("%s: %v", redisEnv, err)
+		tb.Fatalf("%s: %v", testdb.RedisEnv, err)
 	}
 	c := redis.NewClient(opt)
 	tb.Cleanup(func() { c.Close() })
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		tb.Fatalf("%s is set but Redis does not answer: %v", redisEnv, err)
-	}
-	return c
-}
-
-// redisPrefix returns a prefix no other test uses, and deletes its keys when the test ends.
-func redisPrefix(tb testing.TB, c *redis.Client) string {
-	prefix := "idgen-test-idem-" + newToken()[:12] + ":"
-	tb.Cleanup(func() {
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, globEscape(prefix)+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			tb.Errorf("deleting the test's keys: %v", err)
-		}
-	})
-	return prefix
+	return c, prefix
 }
 
 func init() {
 	extraStores = append(extraStores, func(tb testing.TB) []namedStore {
-		if os.Getenv(redisEnv) == "" {
+		if os.Getenv(testdb.RedisEnv) == "" {
 			return nil
 		}
-		c := redisClient(tb)
-		return []namedStore{{"redis", NewRedisStore(c, redisPrefix(tb, c))}}
+		c, prefix := redisClient(tb)
+		return []namedStore{{"redis", NewRedisStore(c, prefix)}}
 	})
 }
 
 func TestRedisStore(t *testing.T) {
-	c := redisClient(t)
-	s := NewRedisStore(c, redisPrefix(t, c))
+	c, prefix := redisClient(t)
+	s := NewRedisStore(c, prefix)
 	conformance(t, s, "")
 
 	ctx := context.Background()
@@ -125,7 +102,8 @@ func TestRedisStore(t *testing.T) {
 	})
 	t.Run("two processes", func(t *testing.T) {
 		// Two clients with their own pools and stores, one prefix.
-		stores := []*RedisStore{s, NewRedisStore(redisClient(t), s.prefix)}
+		c2, _ := redisClient(t)
+		stores := []*RedisStore{s, NewRedisStore(c2, s.prefix)}
 		const callers = 50
 		tokens := make([]string, callers)
 		var wg sync.WaitGroup

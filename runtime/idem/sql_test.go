@@ -29,10 +29,7 @@ type sqlBackend struct {
 var sqlBackends = []sqlBackend{
 	{name: "postgres", driver: "pgx", env: testdb.PostgresEnv, dsn: testdb.Postgres},
 	{name: "mysql", driver: "mysql", env: testdb.MySQLEnv, dsn: testdb.MySQL},
-	{name: "sqlite", driver: "sqlite", dsn: func(tb testing.TB, _ string) string {
-		// Writers wait for each other rather than fail with SQLITE_BUSY.
-		return "file:" + testdb.SQLitePath(tb) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)"
-	}},
+	{name: "sqlite", driver: "sqlite", dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
 }
 
 // open returns a handle on the database at dsn, closed when the test ends: one process's

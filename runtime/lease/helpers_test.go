@@ -1,13 +1,10 @@
 package lease
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"io"
-	"os"
 	"testing"
-	"time"
 
 	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -16,9 +13,6 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 )
-
-// redisEnv names the Redis server for the tests, as a URL: redis://127.0.0.1:6379/0.
-const redisEnv = "IDGEN_TEST_REDIS_DSN"
 
 // target says where a backend lives, in a form a child process can be handed: the kind
 // of store, its DSN, and for Redis the key prefix of this test run.
@@ -34,11 +28,7 @@ var kinds = []struct {
 	name  string
 	setup func(t testing.TB) target
 }{
-	{"sqlite", func(t testing.TB) target {
-		// WAL lets readers run beside the writer; the busy timeout makes a process wait
-		// for the write lock instead of failing at once.
-		return target{Kind: "sqlite", DSN: "file:" + testdb.SQLitePath(t) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"}
-	}},
+	{"sqlite", func(t testing.TB) target { return target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)} }},
 	{"postgres", func(t testing.TB) target {
 		return target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
 	}},
@@ -48,38 +38,11 @@ var kinds = []struct {
 	{"redis", setupRedis},
 }
 
-// setupRedis skips without IDGEN_TEST_REDIS_DSN, fails if the server does not answer,
-// and gives the test a key prefix of its own, whose keys are deleted when it ends.
+// setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
+// (testdb.Redis).
 func setupRedis(t testing.TB) target {
 	t.Helper()
-	dsn := os.Getenv(redisEnv)
-	if dsn == "" {
-		t.Skip("set " + redisEnv + " to run against Redis")
-	}
-	opts, err := redis.ParseURL(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", redisEnv, err)
-	}
-	c := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		t.Fatalf("%s is set but the server does not answer: %v", redisEnv, err)
-	}
-	prefix := fmt.Sprintf("idgen_test:lease:%d:%s:", os.Getpid(), NewToken()[:8])
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		keys, err := c.Keys(ctx, prefix+"*").Result()
-		if err == nil && len(keys) > 0 {
-			err = c.Del(ctx, keys...).Err()
-		}
-		if err != nil {
-			t.Errorf("deleting keys %s*: %v", prefix, err)
-		}
-	})
+	dsn, prefix := testdb.Redis(t, "lease")
 	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
 }
 

@@ -2,12 +2,10 @@ package segment
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -19,9 +17,6 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 )
-
-// redisEnv names the Redis server for the tests, as a URL: redis://127.0.0.1:6379/0.
-const redisEnv = "IDGEN_TEST_REDIS_DSN"
 
 // target says where a store lives, in a form a child process can be handed.
 type target struct {
@@ -46,44 +41,16 @@ var kinds = []struct {
 	{"redis", func(t testing.TB, _ string) target { return setupRedis(t) }},
 }
 
-// sqliteTarget is a fresh SQLite file. WAL lets readers run beside the writer; the busy
-// timeout makes a process wait for the write lock instead of failing at once.
+// sqliteTarget is a fresh SQLite file (testdb.SQLiteDSN: WAL and a busy timeout).
 func sqliteTarget(t testing.TB) target {
-	return target{Kind: "sqlite", DSN: "file:" + testdb.SQLitePath(t) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"}
+	return target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)}
 }
 
-// setupRedis skips without IDGEN_TEST_REDIS_DSN, fails if the server does not answer,
-// and gives the test a key prefix of its own, whose keys are deleted when it ends.
+// setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
+// (testdb.Redis).
 func setupRedis(t testing.TB) target {
 	t.Helper()
-	dsn := os.Getenv(redisEnv)
-	if dsn == "" {
-		t.Skip("set " + redisEnv + " to run against Redis")
-	}
-	opts, err := redis.ParseURL(dsn)
-	if err != nil {
-		t.Fatalf("%s: %v", redisEnv, err)
-	}
-	c := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		t.Fatalf("%s is set but the server does not answer: %v", redisEnv, err)
-	}
-	prefix := fmt.Sprintf("idgen_test:segment:%d:%s:", os.Getpid(), rand.Text()[:8])
-	t.Cleanup(func() {
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		keys, err := c.Keys(ctx, prefix+"*").Result()
-		if err == nil && len(keys) > 0 {
-			err = c.Del(ctx, keys...).Err()
-		}
-		if err != nil {
-			t.Errorf("deleting keys %s*: %v", prefix, err)
-		}
-	})
+	dsn, prefix := testdb.Redis(t, "segment")
 	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
 }
 
