@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/idgen/idgen/internal/sqlbind"
 	"github.com/idgen/idgen/internal/sqlerr"
 )
 
@@ -73,7 +73,7 @@ type SQLStore struct {
 	table   string
 	now     func() time.Time
 
-	claim, get, complete, release, purge stmt
+	claim, get, complete, release, purge sqlbind.Stmt
 }
 
 // NewSQLStore returns a store on db, which speaks dialect: "postgres" (PostgreSQL 9.5 or
@@ -305,55 +305,16 @@ const (
 	purgeSQL = `DELETE FROM {t} WHERE expires_at <= $1`
 )
 
-// stmt is a statement bound to a dialect: its text, and for MySQL's positional ? the
-// index of the argument each placeholder takes.
-type stmt struct {
-	q     string
-	order []int
-}
-
-func (st stmt) args(a ...any) []any {
-	if st.order == nil {
-		return a
-	}
-	out := make([]any, len(st.order))
-	for i, k := range st.order {
-		out[i] = a[k]
-	}
-	return out
-}
-
 // bind expands tmpl for the store's dialect and table.
-func (s *SQLStore) bind(tmpl string) stmt {
-	key := "key"
-	if s.dialect == "mysql" {
-		key = "`key`"
+func (s *SQLStore) bind(tmpl string) sqlbind.Stmt {
+	key, style := "key", sqlbind.Dollar
+	switch s.dialect {
+	case "mysql":
+		key, style = "`key`", sqlbind.Positional
+	case "sqlite":
+		style = sqlbind.Numbered
 	}
-	q := strings.NewReplacer("{t}", s.table, "{key}", key).Replace(tmpl)
-	var b strings.Builder
-	var order []int
-	for i := 0; i < len(q); i++ {
-		if q[i] != '$' {
-			b.WriteByte(q[i])
-			continue
-		}
-		j := i + 1
-		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
-			j++
-		}
-		n, _ := strconv.Atoi(q[i+1 : j])
-		switch s.dialect {
-		case "mysql":
-			b.WriteByte('?')
-			order = append(order, n-1)
-		case "sqlite":
-			b.WriteString("?" + q[i+1:j])
-		default:
-			b.WriteString(q[i:j])
-		}
-		i = j - 1
-	}
-	return stmt{q: b.String(), order: order}
+	return sqlbind.Bind(strings.NewReplacer("{t}", s.table, "{key}", key).Replace(tmpl), style)
 }
 
 // maxVanished bounds the claims a Claim retries when the holder it lost to is gone before
@@ -373,15 +334,15 @@ func (s *SQLStore) Claim(ctx context.Context, key, fingerprint string, lock time
 	token := newToken()
 	for range maxVanished {
 		now := s.now()
-		args := s.claim.args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
+		args := s.claim.Args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
 		won := false
 		err := s.retry(ctx, func() error {
 			if s.dialect == "mysql" {
-				_, err := s.db.ExecContext(ctx, s.claim.q, args...)
+				_, err := s.db.ExecContext(ctx, s.claim.Query, args...)
 				return err
 			}
 			var got string
-			err := s.db.QueryRowContext(ctx, s.claim.q, args...).Scan(&got)
+			err := s.db.QueryRowContext(ctx, s.claim.Query, args...).Scan(&got)
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
@@ -421,8 +382,8 @@ func (s *SQLStore) Complete(ctx context.Context, key, token string, resp Respons
 		}
 		header = string(b)
 	}
-	args := s.complete.args([]byte(key), token, toMs(s.now(), ttl), int64(resp.Status), header, resp.Body)
-	return s.change(ctx, "completing", s.complete.q, args)
+	args := s.complete.Args([]byte(key), token, toMs(s.now(), ttl), int64(resp.Status), header, resp.Body)
+	return s.change(ctx, "completing", s.complete.Query, args)
 }
 
 // Release implements Store with one DELETE conditioned on the token and the state.
@@ -430,7 +391,7 @@ func (s *SQLStore) Release(ctx context.Context, key, token string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return s.change(ctx, "releasing", s.release.q, s.release.args([]byte(key), token))
+	return s.change(ctx, "releasing", s.release.Query, s.release.Args([]byte(key), token))
 }
 
 // change runs a statement that changes the row of a claim, and returns ErrNotHolder when
@@ -476,7 +437,7 @@ func (s *SQLStore) read(ctx context.Context, key string) (*Record, string, error
 		body           []byte
 	)
 	err := s.retry(ctx, func() error {
-		return s.db.QueryRowContext(ctx, s.get.q, s.get.args([]byte(key))...).
+		return s.db.QueryRowContext(ctx, s.get.Query, s.get.Args([]byte(key))...).
 			Scan(&fp, &state, &token, &locked, &expire, &status, &header, &body)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -502,7 +463,7 @@ func (s *SQLStore) read(ctx context.Context, key string) (*Record, string, error
 func (s *SQLStore) Purge(ctx context.Context) (int, error) {
 	var n int64
 	err := s.retry(ctx, func() error {
-		res, err := s.db.ExecContext(ctx, s.purge.q, s.purge.args(toMs(s.now(), 0))...)
+		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(toMs(s.now(), 0))...)
 		if err != nil {
 			return err
 		}

@@ -326,14 +326,14 @@ func TestSQLBind(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := s.bind(tc.tmpl)
-		if st.q != tc.want {
-			t.Errorf("%s: %q, want %q", tc.dialect, st.q, tc.want)
+		if st.Query != tc.want {
+			t.Errorf("%s: %q, want %q", tc.dialect, st.Query, tc.want)
 		}
 		args := make([]any, 10)
 		for i := range args {
 			args[i] = i + 1
 		}
-		if got := fmt.Sprint(st.args(args...)); tc.dialect == "mysql" && got != "[1 2 1 10]" {
+		if got := fmt.Sprint(st.Args(args...)); tc.dialect == "mysql" && got != "[1 2 1 10]" {
 			t.Errorf("mysql arguments %s, want [1 2 1 10]", got)
 		}
 	}

@@ -215,16 +215,16 @@ func TestNewSQL(t *testing.T) {
 func TestBind(t *testing.T) {
 	const q = "UPDATE t SET a = $2, b = $1 WHERE c = $2 AND d < {now}"
 	pg := bind(Postgres, "t", q)
-	if !strings.Contains(pg.q, "a = $2, b = $1 WHERE c = $2") || pg.args(1, 2) == nil {
-		t.Errorf("postgres: %q", pg.q)
+	if !strings.Contains(pg.Query, "a = $2, b = $1 WHERE c = $2") || pg.Args(1, 2) == nil {
+		t.Errorf("postgres: %q", pg.Query)
 	}
 	lite := bind(SQLite, "t", q)
-	if !strings.Contains(lite.q, "a = ?2, b = ?1 WHERE c = ?2 AND d < CAST(unixepoch('subsec')") {
-		t.Errorf("sqlite: %q", lite.q)
+	if !strings.Contains(lite.Query, "a = ?2, b = ?1 WHERE c = ?2 AND d < CAST(unixepoch('subsec')") {
+		t.Errorf("sqlite: %q", lite.Query)
 	}
 	my := bind(MySQL, "t", q)
-	if !strings.Contains(my.q, "a = ?, b = ? WHERE c = ? AND d < FLOOR(") || fmt.Sprint(my.args("x", "y")) != "[y x y]" {
-		t.Errorf("mysql: %q %v", my.q, my.args("x", "y"))
+	if !strings.Contains(my.Query, "a = ?, b = ? WHERE c = ? AND d < FLOOR(") || fmt.Sprint(my.Args("x", "y")) != "[y x y]" {
+		t.Errorf("mysql: %q %v", my.Query, my.Args("x", "y"))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idgen/idgen/internal/sqlbind"
 	"github.com/idgen/idgen/internal/sqlerr"
 )
 
@@ -134,26 +135,8 @@ const (
 	stateSQL   = `SELECT holder, expires_ms, {now} FROM {t} WHERE worker_id = $1`
 )
 
-// stmt is a statement bound to a dialect: its text, and for MySQL's positional ? the
-// index of the argument each placeholder takes.
-type stmt struct {
-	q     string
-	order []int
-}
-
-func (s stmt) args(a ...any) []any {
-	if s.order == nil {
-		return a
-	}
-	out := make([]any, len(s.order))
-	for i, k := range s.order {
-		out[i] = a[k]
-	}
-	return out
-}
-
 // bind expands the template for dialect d and table.
-func bind(d Dialect, table, tmpl string) stmt {
+func bind(d Dialect, table, tmpl string) sqlbind.Stmt {
 	var now, greatest, least, dual string
 	switch d {
 	case Postgres:
@@ -164,33 +147,8 @@ func bind(d Dialect, table, tmpl string) stmt {
 		now, greatest, least = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min"
 	}
 	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual).Replace(tmpl)
-	var b strings.Builder
-	var order []int
-	if d == MySQL {
-		order = []int{}
-	}
-	for i := 0; i < len(q); i++ {
-		if q[i] != '$' {
-			b.WriteByte(q[i])
-			continue
-		}
-		j := i + 1
-		for j < len(q) && '0' <= q[j] && q[j] <= '9' {
-			j++
-		}
-		n, _ := strconv.Atoi(q[i+1 : j])
-		switch d {
-		case MySQL:
-			b.WriteByte('?')
-			order = append(order, n-1)
-		case SQLite:
-			b.WriteString("?" + q[i+1:j])
-		default:
-			b.WriteString(q[i:j])
-		}
-		i = j - 1
-	}
-	return stmt{q: b.String(), order: order}
+	style := map[Dialect]sqlbind.Style{Postgres: sqlbind.Dollar, MySQL: sqlbind.Positional, SQLite: sqlbind.Numbered}[d]
+	return sqlbind.Bind(q, style)
 }
 
 // SQL is a Backend on a table in PostgreSQL, MySQL/MariaDB or SQLite, through
@@ -201,7 +159,7 @@ type SQL struct {
 	dialect Dialect
 	table   string
 
-	claim, mine, held, renew, release, state stmt
+	claim, mine, held, renew, release, state sqlbind.Stmt
 
 	mu      sync.Mutex
 	created bool
@@ -302,11 +260,11 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 			var w, last, prev int64
 			var err error
 			if s.dialect == MySQL {
-				if _, err = q.ExecContext(ctx, s.claim.q, s.claim.args(token, ttlMs(ttl), max)...); err == nil {
-					err = q.QueryRowContext(ctx, s.mine.q, s.mine.args(token)...).Scan(&w, &last, &prev)
+				if _, err = q.ExecContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...); err == nil {
+					err = q.QueryRowContext(ctx, s.mine.Query, s.mine.Args(token)...).Scan(&w, &last, &prev)
 				}
 			} else {
-				err = q.QueryRowContext(ctx, s.claim.q, s.claim.args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev)
+				err = q.QueryRowContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev)
 			}
 			if err == nil {
 				c, won = Claim{Worker: w, Last: fromMs(last), Prev: fromMs(prev)}, true
@@ -317,7 +275,7 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 			}
 			// No row: every ID is held, or another holder took the one picked.
 			var n int64
-			if err := q.QueryRowContext(ctx, s.held.q, s.held.args(max)...).Scan(&n); err != nil {
+			if err := q.QueryRowContext(ctx, s.held.Query, s.held.Args(max)...).Scan(&n); err != nil {
 				return err
 			}
 			if n > max {
@@ -347,7 +305,7 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 // having expired.
 func (s *SQL) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
 	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
-		res, err := q.ExecContext(ctx, s.renew.q, s.renew.args(worker, token, ttlMs(ttl), toMs(last))...)
+		res, err := q.ExecContext(ctx, s.renew.Query, s.renew.Args(worker, token, ttlMs(ttl), toMs(last))...)
 		if err != nil {
 			return err
 		}
@@ -363,7 +321,7 @@ func (s *SQL) Renew(ctx context.Context, worker int64, token string, ttl time.Du
 // and sets expires_ms to the database's clock.
 func (s *SQL) Release(ctx context.Context, worker int64, token string, last time.Time) error {
 	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
-		res, err := q.ExecContext(ctx, s.release.q, s.release.args(worker, token, toMs(last))...)
+		res, err := q.ExecContext(ctx, s.release.Query, s.release.Args(worker, token, toMs(last))...)
 		if err != nil {
 			return err
 		}
@@ -389,7 +347,7 @@ func (s *SQL) wrap(doing string, worker int64, err error) error {
 func (s *SQL) lost(ctx context.Context, q querier, worker int64, token string, renew bool) error {
 	var holder string
 	var expires, now int64
-	err := q.QueryRowContext(ctx, s.state.q, s.state.args(worker)...).Scan(&holder, &expires, &now)
+	err := q.QueryRowContext(ctx, s.state.Query, s.state.Args(worker)...).Scan(&holder, &expires, &now)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return &LostError{Worker: worker}
