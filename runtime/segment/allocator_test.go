@@ -91,17 +91,26 @@ func TestDoubleBuffer(t *testing.T) {
 		if i > 0 {
 			worst = max(worst, time.Since(start))
 		}
-		if i%2 == 1 {
-			// A block of 200 lasts >= 100 ms, so the background fetch, started 40 IDs in,
-			// has >= 80 ms against a 1 ms store, even on a loaded CI machine.
-			time.Sleep(time.Millisecond)
-		}
+		// A block of 200 lasts >= 200 ms, so the background fetch, started 40 IDs in,
+		// has >= 160 ms against a 1 ms store, even on a loaded CI machine.
+		time.Sleep(time.Millisecond)
 	}
 	st := a.Stats()
-	if st.Waited != 1 || st.Reserved < 6 {
-		t.Errorf("stats %+v: want 1 wait (the first block) and at least 6 blocks", st)
+	f.mu.Lock()
+	slowest := f.slowest
+	f.mu.Unlock()
+	switch {
+	case st.Reserved < 6:
+		t.Errorf("stats %+v: want at least 6 blocks", st)
+	case st.Waited == 1:
+	case slowest < 100*time.Millisecond:
+		// A block lasts >= 200 ms, so only a reservation that itself took most of that
+		// (a loaded machine's disk stalling SQLite's commit) excuses a second wait.
+		t.Errorf("stats %+v: want 1 wait (the first block); the slowest reservation took %v", st, slowest)
+	default:
+		t.Logf("a reservation took %v, longer than a block lasts: %d waits", slowest, st.Waited)
 	}
-	t.Logf("stats %+v; slowest call after the first %v (store latency 1ms)", st, worst)
+	t.Logf("stats %+v; slowest call after the first %v; slowest reservation %v (store latency 1ms)", st, worst, slowest)
 }
 
 // TestAdaptiveStep drives the step with a fake clock: reservations 1 s apart double it

@@ -106,6 +106,7 @@ type flaky struct {
 	latency time.Duration
 	steps   []int64 // the step of every call
 	ranges  []Range // the blocks the store reserved, delivered or not
+	slowest time.Duration
 }
 
 func (f *flaky) set(down, lost bool) {
@@ -125,6 +126,12 @@ func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (Range, err
 	f.steps = append(f.steps, step)
 	down, lost, latency := f.down, f.lost, f.latency
 	f.mu.Unlock()
+	start := time.Now()
+	defer func() {
+		f.mu.Lock()
+		f.slowest = max(f.slowest, time.Since(start))
+		f.mu.Unlock()
+	}()
 	if latency > 0 {
 		time.Sleep(latency)
 	}
