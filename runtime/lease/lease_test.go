@@ -350,7 +350,23 @@ func TestLostReacquires(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(50 * time.Millisecond)
+	issuedBy := func(w int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			mu.Lock()
+			n := byW[w]
+			mu.Unlock()
+			if n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("no ID of worker %d within 10 s", w)
+			}
+		}
+	}
+	issuedBy(1)
 	m.steal(1, time.Hour)
 	lost := ev.wait(t, Lost, time.Second)
 	if !errors.Is(lost.Err, ErrLost) || lost.Worker != 1 {
@@ -360,7 +376,7 @@ func TestLostReacquires(t *testing.T) {
 	if a.Worker != 2 {
 		t.Errorf("reacquired worker %d, want 2 (0 and 1 are held)", a.Worker)
 	}
-	time.Sleep(50 * time.Millisecond)
+	issuedBy(2)
 	stop.Store(true)
 	wg.Wait()
 	if byW[1] == 0 || byW[2] == 0 || len(byW) != 2 {
