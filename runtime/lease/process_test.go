@@ -54,15 +54,18 @@ func (p *proc) run(t *testing.T) {
 		p.err = p.cmd.Wait()
 		close(p.exited)
 	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			p.cmd.Process.Signal(syscall.SIGCONT)
-			p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
+	t.Cleanup(p.stop)
+}
+
+// stop kills the worker unless it has exited, and waits for it.
+func (p *proc) stop() {
+	select {
+	case <-p.exited:
+	default:
+		p.cmd.Process.Signal(syscall.SIGCONT)
+		p.cmd.Process.Kill()
+		<-p.exited
+	}
 }
 
 // signal sends sig and returns the time just before it was sent.
@@ -124,7 +127,12 @@ func (p *proc) events(kind string) []event {
 	return out
 }
 
-// waitEvent waits until the worker has logged n events of kind, and returns the nth.
+// unexercised is what a fleet run panics with when the machine's load kept it from setting
+// up its case (a worker too slow to log an event in time); testFleet recovers it.
+type unexercised string
+
+// waitEvent waits until the worker has logged n events of kind, and returns the nth. A
+// worker that exits first fails the test; one that is only slow panics with unexercised.
 func (p *proc) waitEvent(t *testing.T, kind string, n int, timeout time.Duration) event {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -138,7 +146,7 @@ func (p *proc) waitEvent(t *testing.T, kind string, n int, timeout time.Duration
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: no %s event #%d within %v; events: %v", p.name, kind, n, timeout, p.events(""))
+			panic(unexercised(fmt.Sprintf("%s: no %s event #%d within %v; events: %v", p.name, kind, n, timeout, p.events(""))))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -183,11 +191,42 @@ func TestProcesses(t *testing.T) {
 		t.Skip("starts worker processes for about ten seconds per store")
 	}
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) { testFleet(t, k.setup(t)) })
+		t.Run(k.name, func(t *testing.T) {
+			tg := k.setup(t)
+			// Every run asserts the invariants. One case needs a setting a loaded machine
+			// can upset (another process's lease lapsing changes which ID the clock-behind
+			// process takes): a run that did not exercise it is run again, up to 3 times.
+			for run := 1; ; run++ {
+				why := testFleet(t, tg, fmt.Sprintf("fleet%d", run))
+				if why == "" || t.Failed() {
+					return
+				}
+				if run == 3 {
+					t.Errorf("after %d runs, %s", run, why)
+					return
+				}
+				t.Logf("run %d: %s; running again", run, why)
+			}
+		})
 	}
 }
 
-func testFleet(t *testing.T, tg target) {
+// testFleet runs the fleet once in namespace ns, failing t where an invariant broke, and
+// returns why the clock-behind case was not exercised ("" when it was).
+func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
+	var all []*proc
+	defer func() {
+		for _, p := range all {
+			p.stop()
+		}
+		if r := recover(); r != nil {
+			u, ok := r.(unexercised)
+			if !ok {
+				panic(r)
+			}
+			notExercised = string(u)
+		}
+	}()
 	const (
 		ttl       = time.Second
 		maxWorker = 15
@@ -197,9 +236,8 @@ func testFleet(t *testing.T, tg target) {
 	)
 	layout := snowflake.Classic()
 	dir := t.TempDir()
-	var all []*proc
 	spawn := func(name string, offset time.Duration) *proc {
-		p := start(t, "fleet", name, childSpec{Target: tg, NS: "fleet", TTL: ttl, Max: maxWorker, Behind: offset,
+		p := start(t, "fleet", name, childSpec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Behind: offset,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
 		p.run(t)
 		all = append(all, p)
@@ -214,13 +252,17 @@ func testFleet(t *testing.T, tg target) {
 	for _, p := range fleet {
 		w := p.waitEvent(t, "acquired", 1, 20*time.Second).int("worker")
 		if other, dup := held[w]; dup {
-			t.Fatalf("%s and %s both hold worker %d", other, p.name, w)
+			// Legal only if other's lease lapsed first (a starved renewal); the handover
+			// checks below hold the second holder to the first one's ticks.
+			t.Logf("%s and %s both acquired worker %d first", other, p.name, w)
 		}
 		held[w] = p.name
 	}
 	t0 := time.Now()
 	killed, paused := fleet[1], fleet[2]
-	workerOf := func(p *proc) int64 { return p.events("acquired")[0].int("worker") }
+	// The ID a process holds: the one it acquired last (a process whose lease lapsed under
+	// load has acquired more than once).
+	workerOf := func(p *proc) int64 { evs := p.events("acquired"); return evs[len(evs)-1].int("worker") }
 
 	// SIGKILL: no release; the ID comes free when its lease expires, and the restarted
 	// process (the lowest free ID being that one) takes it over.
@@ -242,7 +284,7 @@ func testFleet(t *testing.T, tg target) {
 	// SIGSTOP just after a renewal (so the process holds no lock in the store), for 2.3 TTLs.
 	sleepUntil(t0.Add(3 * time.Second))
 	n := len(paused.events("renewed"))
-	paused.waitEvent(t, "renewed", n+1, 2*time.Second)
+	old := paused.waitEvent(t, "renewed", n+1, 2*time.Second).int("worker")
 	stopAt := paused.signal(t, syscall.SIGSTOP)
 
 	// While it is stopped its lease expires; a process whose clock is 4 s behind takes the
@@ -250,16 +292,17 @@ func testFleet(t *testing.T, tg target) {
 	sleepUntil(stopAt.Add(ttl + ttl/2))
 	late := spawn("behind", behind)
 	lateAcq := late.waitEvent(t, "acquired", 1, 10*time.Second)
-	if lateAcq.int("worker") != workerOf(paused) {
+	if lateAcq.int("worker") != old {
 		// As above: another process that lost its lease may have taken it first. The
 		// clock-behind checks below still require its clock to read behind the time its
 		// worker's previous holder recorded.
-		t.Logf("the clock-behind process took worker %d; the paused process's %d went to another process first", lateAcq.int("worker"), workerOf(paused))
+		t.Logf("the clock-behind process took worker %d; the paused process's %d went to another process first", lateAcq.int("worker"), old)
 	}
 
 	sleepUntil(stopAt.Add(ttl*2 + ttl*3/10))
+	acquiredBefore := len(paused.events("acquired"))
 	contAt := paused.signal(t, syscall.SIGCONT)
-	reacq := paused.waitEvent(t, "acquired", 2, 10*time.Second)
+	reacq := paused.waitEvent(t, "acquired", acquiredBefore+1, 10*time.Second)
 
 	// Let the late process issue for a second, then stop everyone gracefully.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -267,7 +310,7 @@ func testFleet(t *testing.T, tg target) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the clock-behind process issued nothing; events: %v", late.events(""))
+			panic(unexercised(fmt.Sprintf("the clock-behind process issued nothing within 10 s; events: %v", late.events(""))))
 		}
 	}
 	sleepUntil(time.Now().Add(time.Second))
@@ -371,10 +414,9 @@ func testFleet(t *testing.T, tg target) {
 	// The paused process: it stopped issuing under its old worker ID at its deadline
 	// (judged from its last successful renewal), said so with a typed error on resuming,
 	// and issued again only under the ID it then acquired.
-	old := workerOf(paused)
 	var deadline time.Time
 	for _, e := range paused.events("") {
-		if (e.kind == "acquired" || e.kind == "renewed") && e.int("worker") == old {
+		if (e.kind == "acquired" || e.kind == "renewed") && e.int("worker") == old && e.at().Before(contAt) {
 			if d := time.Unix(0, e.int("deadline")); d.After(deadline) {
 				deadline = d
 			}
@@ -384,24 +426,46 @@ func testFleet(t *testing.T, tg target) {
 	if !deadline.Before(contAt) {
 		t.Errorf("paused process: its deadline %v is not before it was continued (+%v): the pause proved nothing", deadline.Sub(t0), contAt.Sub(t0))
 	}
-	if neww == old || neww < 0 || neww > maxWorker {
-		t.Errorf("paused process reacquired worker %d (it held %d)", neww, old)
+	// Whether another process took its ID while it was stopped (the clock-behind process,
+	// unless a lease that lapsed under load freed a lower ID first): then it must move to
+	// another ID and hear that its lease was taken; otherwise that its lease expired, and
+	// it may claim the same ID again.
+	var takenBy string
+	for _, p := range all {
+		for _, e := range p.events("acquired") {
+			if p != paused && e.int("worker") == old && e.at().After(stopAt) && e.at().Before(reacqAt) {
+				takenBy = p.name
+			}
+		}
+	}
+	wantLost := "expired"
+	if takenBy != "" {
+		wantLost = "held by another holder"
+		if neww == old {
+			t.Errorf("paused process reacquired worker %d, which %s took while it was stopped", neww, takenBy)
+		}
+	}
+	if neww < 0 || neww > maxWorker {
+		t.Errorf("paused process reacquired worker %d, outside [0, %d]", neww, maxWorker)
 	}
 	var sawNotHeld, sawLost bool
 	for _, e := range paused.events("notheld") {
 		sawNotHeld = sawNotHeld || !e.at().Before(contAt)
 	}
 	for _, e := range paused.events("lost") {
-		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], "held by another holder")
+		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], wantLost)
 	}
 	if !sawNotHeld || !sawLost {
-		t.Errorf("paused process after SIGCONT: notheld logged %v, lost logged %v; events: %v", sawNotHeld, sawLost, paused.events(""))
+		t.Errorf("paused process after SIGCONT: notheld logged %v, lost (%s) logged %v; events: %v", sawNotHeld, wantLost, sawLost, paused.events(""))
 	}
 	inWindow, oldAfter := 0, 0
 	for _, x := range idsOf[paused] {
 		parts, _ := layout.Decode(x.id)
 		made, _ := layout.Time(x.id)
-		if parts.Worker == old && (x.stamp.After(deadline) || made.After(deadline)) {
+		// Reclaiming its own ID, the process issues under it again, stamped from the
+		// claim on (to the millisecond the layout keeps).
+		newTerm := neww == old && !made.Before(reacqAt.Add(-time.Millisecond))
+		if parts.Worker == old && !newTerm && (x.stamp.After(deadline) || made.After(deadline)) {
 			oldAfter++
 		}
 		if x.stamp.After(deadline) && x.stamp.Before(reacqAt) && parts.Worker != neww {
@@ -414,12 +478,9 @@ func testFleet(t *testing.T, tg target) {
 	t.Logf("paused process: worker %d, deadline +%v, stopped +%v to +%v, reacquired worker %d at +%v; nothing issued under worker %d after the deadline",
 		old, deadline.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond), neww, reacqAt.Sub(t0).Round(time.Millisecond), old)
 
-	// The clock-behind process: its clock read behind the time it had to start after, and
-	// its first ID is after that time anyway.
+	// The clock-behind process: its first ID is after the time it had to start after, and
+	// when its clock read behind that time (the case this process is for), it waited.
 	after, clock := time.Unix(0, lateAcq.int("after")), time.Unix(0, lateAcq.int("clock"))
-	if !clock.Before(after) {
-		t.Errorf("clock-behind process: clock %v not behind the start time %v: the case was not exercised", clock, after)
-	}
 	lateIDs := idsOf[late]
 	if len(lateIDs) == 0 {
 		t.Fatal("clock-behind process issued nothing")
@@ -428,6 +489,10 @@ func testFleet(t *testing.T, tg target) {
 	if parts, _ := layout.Decode(first.id); parts.Tick <= layout.Tick(after) {
 		t.Errorf("clock-behind process: first ID in tick %d, not after tick %d of its start time", parts.Tick, layout.Tick(after))
 	}
+	if !clock.Before(after) {
+		return fmt.Sprintf("the clock-behind process's clock %v was not behind its worker's start time %v (its worker %d was freed early)",
+			clock.Round(time.Millisecond), after.Round(time.Millisecond), lateAcq.int("worker"))
+	}
 	made, _ := layout.Time(first.id)
 	firstAt := late.waitEvent(t, "first", 1, 0).at()
 	if waited, behindBy := firstAt.Sub(lateAcq.at()), after.Sub(clock); waited < behindBy-50*time.Millisecond {
@@ -435,6 +500,7 @@ func testFleet(t *testing.T, tg target) {
 	}
 	t.Logf("clock-behind process: clock %v behind its start time on acquiring; first ID returned %v later, stamped (by its clock) %v after the start time",
 		after.Sub(clock).Round(time.Millisecond), firstAt.Sub(lateAcq.at()).Round(time.Millisecond), made.Sub(after).Round(time.Millisecond))
+	return ""
 }
 
 // BenchmarkFleet measures IDs per second from 1 and 8 processes leasing from one store,
