@@ -62,7 +62,7 @@ func renderNumber(f *File, t *idType) {
 	f.Line()
 	f.Comment("MarshalJSON implements json.Marshaler: a JSON string.")
 	f.Func().Params(Id("id").Id(n)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
-		Return(Qual("encoding/json", "Marshal").Call(String().Call(Id("id")))),
+		Return(Qual(pkgCodec, "MarshalJSONString").Call(String().Call(Id("id")))),
 	)
 	f.Line()
 	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.")

@@ -215,7 +215,7 @@ func (id *PaymentNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id PaymentNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.

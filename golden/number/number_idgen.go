@@ -89,7 +89,7 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
@@ -228,7 +228,7 @@ func (id *TxnNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id TxnNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
@@ -367,7 +367,7 @@ func (id *RefundNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id RefundNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.

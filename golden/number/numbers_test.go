@@ -18,6 +18,9 @@ import (
 
 var shanghai = time.FixedZone("Asia/Shanghai", 8*3600)
 
+// sink keeps a result on the heap, as a caller that sends it does.
+var sink []byte
+
 func TestOrderNo(t *testing.T) {
 	// Issued at 12:34:56.789 Shanghai time on 2026-04-08 by worker 42.
 	clk := snowflaketest.NewClock(time.Date(2026, 4, 8, 12, 34, 56, 789_000_000, shanghai))
@@ -92,6 +95,19 @@ func TestNumberText(t *testing.T) {
 	b, _ := json.Marshal(doc{N: valid})
 	if string(b) != `{"n":"`+valid+`"}` {
 		t.Fatalf("JSON %s", b)
+	}
+	// One allocation for the JSON text; a value set by hand that needs escaping is
+	// escaped exactly as encoding/json escapes a string.
+	in := OrderNo(valid)
+	if n := testing.AllocsPerRun(100, func() { sink, _ = in.MarshalJSON() }); n > 1 {
+		t.Errorf("MarshalJSON: %v allocs, want at most 1", n)
+	}
+	for _, odd := range []OrderNo{`say "hi"<&>`, "tab\t\u2028", "bad \xff"} {
+		got, err := odd.MarshalJSON()
+		want, _ := json.Marshal(string(odd))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("MarshalJSON(%q) = %s %v, want %s", odd, got, err, want)
+		}
 	}
 	var d doc
 	if err := json.Unmarshal(b, &d); err != nil || d.N != valid {

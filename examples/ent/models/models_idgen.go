@@ -214,7 +214,7 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
@@ -460,7 +460,7 @@ func (id *TxnNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id TxnNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.

@@ -213,7 +213,7 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 
 // MarshalJSON implements json.Marshaler: a JSON string.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(string(id))
+	return codec.MarshalJSONString(string(id))
 }
 
 // UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
