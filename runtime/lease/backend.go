@@ -5,6 +5,8 @@ import (
 	crand "crypto/rand"
 	"math/rand/v2"
 	"time"
+
+	"github.com/idgen/idgen/runtime/snowflake"
 )
 
 // Backend stores worker-ID leases. Every method is one atomic step in the store, and times
@@ -69,12 +71,5 @@ func ttlMs(ttl time.Duration) int64 { return max(1, ttl.Milliseconds()) }
 // pause sleeps for a random 1 to 4 ms, or until ctx is done, between attempts that lost a
 // race to another holder, so that racing holders spread out.
 func pause(ctx context.Context) error {
-	t := time.NewTimer(time.Millisecond + rand.N(3*time.Millisecond))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return snowflake.SystemClock().Sleep(ctx, time.Millisecond+rand.N(3*time.Millisecond))
 }

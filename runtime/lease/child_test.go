@@ -66,21 +66,13 @@ func childMain(run func(childSpec) error) int {
 }
 
 // behindClock is a snowflake.Clock that reads the wall clock minus d: a host whose clock
-// is behind the rest of the fleet.
-type behindClock struct{ d time.Duration }
+// is behind the rest of the fleet. It sleeps as the system clock does.
+type behindClock struct {
+	snowflake.Clock
+	d time.Duration
+}
 
 func (c behindClock) Now() time.Time { return time.Now().Add(-c.d) }
-
-func (c behindClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // eventLog writes one line per event, "kind key=value ... at=<unix ns>", with err= last
 // and quoted.
@@ -133,7 +125,7 @@ func childFleet(spec childSpec) error {
 	var clock snowflake.Clock
 	now := time.Now
 	if spec.Behind != 0 {
-		c := behindClock{spec.Behind}
+		c := behindClock{snowflake.SystemClock(), spec.Behind}
 		clock, now = c, c.Now
 	}
 	cfg := Config{
