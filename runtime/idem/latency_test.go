@@ -60,7 +60,7 @@ func BenchmarkLatency(b *testing.B) {
 	b.Run("bare", func(b *testing.B) { run(b, handler) })
 	for _, st := range stores(b) {
 		b.Run(st.name, func(b *testing.B) {
-			mw, err := New(Config{Store: st.store})
+			mw, err := New(Config{Store: st.store, Scope: SingleTenant})
 			if err != nil {
 				b.Fatal(err)
 			}

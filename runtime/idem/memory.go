@@ -9,12 +9,19 @@ import (
 	"time"
 )
 
-// MemoryStore is a Store in process memory: for tests and single-instance services.
+// MemoryStore is a Store in process memory: for tests and single-instance services. It
+// removes records whose time is over by itself: at most once per MemorySweep, a claim
+// sweeps the map, so memory follows the live records, not every key ever seen.
 type MemoryStore struct {
-	mu   sync.Mutex
-	recs map[string]*memRecord
-	now  func() time.Time
+	mu    sync.Mutex
+	recs  map[string]*memRecord
+	now   func() time.Time
+	sweep time.Time // when a claim next sweeps the map
 }
+
+// MemorySweep is the longest a MemoryStore keeps a record whose time is over while it is
+// in use (claims arrive); Purge removes such records at once.
+const MemorySweep = time.Second
 
 type memRecord struct {
 	Record
@@ -31,6 +38,10 @@ func (s *MemoryStore) Claim(_ context.Context, key, fingerprint string, lock tim
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	if !now.Before(s.sweep) {
+		s.purge(now)
+		s.sweep = now.Add(MemorySweep)
+	}
 	if r, ok := s.recs[key]; ok && !r.over(now) {
 		return "", r.copy(), nil
 	}
@@ -65,6 +76,18 @@ func (s *MemoryStore) Release(_ context.Context, key, token string) error {
 	return nil
 }
 
+// Renew implements Store.
+func (s *MemoryStore) Renew(_ context.Context, key, token string, lock time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.recs[key]
+	if !ok || r.token != token || r.State != InProgress {
+		return ErrNotHolder
+	}
+	r.LockedUntil = s.now().Add(lock)
+	return nil
+}
+
 // Get implements Store.
 func (s *MemoryStore) Get(_ context.Context, key string) (*Record, error) {
 	s.mu.Lock()
@@ -80,14 +103,19 @@ func (s *MemoryStore) Get(_ context.Context, key string) (*Record, error) {
 func (s *MemoryStore) Purge(context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now, n := s.now(), 0
+	return s.purge(s.now()), nil
+}
+
+// purge removes the records whose time is over at now; s.mu is held.
+func (s *MemoryStore) purge(now time.Time) int {
+	n := 0
 	for k, r := range s.recs {
 		if r.over(now) {
 			delete(s.recs, k)
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 func (r *memRecord) over(now time.Time) bool {

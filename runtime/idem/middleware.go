@@ -3,40 +3,50 @@ package idem
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
 	"time"
 )
 
-// Config configures the HTTP middleware. Store is required; the rest have defaults.
+// Config configures the HTTP middleware. Store and Scope are required; the rest have
+// defaults.
 type Config struct {
 	// Store keeps the keys.
 	Store Store
+	// Scope returns who is calling (a tenant, an account), from the request's
+	// authentication; keys are scoped by it, so one caller never sees another's response
+	// nor learns that another used a key. An error answers 401 (the error is logged, not
+	// sent). Required: a service where every caller may share keys says so with
+	// SingleTenant.
+	Scope func(*http.Request) (string, error)
 	// KeyHeaders are the request headers read for the key, first non-empty wins; default
-	// Idempotency-Key, then X-Request-ID.
+	// Idempotency-Key alone. Adding X-Request-ID is a risk: proxies and tracing forward it
+	// to every call made while serving one request, so distinct operations would share
+	// one key and all but the first would be replayed instead of run.
 	KeyHeaders []string
 	// Methods take keys; default POST and PATCH. Other methods pass through untouched.
 	Methods []string
 	// Require reports whether a request must carry a key; one without gets 400. Nil: keys
 	// are optional.
 	Require func(*http.Request) bool
-	// Scope returns who is calling (a tenant, an account), from the request's
-	// authentication; keys are scoped by it, so one caller never sees another's response.
-	// An error answers 401. Nil: one scope for everyone.
-	Scope func(*http.Request) (string, error)
 	// FingerprintHeaders are request headers that, with the method, path, query and body,
 	// make the request's fingerprint: the same key with another fingerprint gets 422.
 	FingerprintHeaders []string
-	// LockTimeout is how long a claim may stay in progress before it is presumed dead and
-	// another request may take the key; default one minute.
+	// FingerprintBody, when set, maps the request body to what the fingerprint hashes;
+	// CanonicalJSON makes JSON bodies that differ only in whitespace and key order one
+	// request. Nil: the body's bytes.
+	FingerprintBody func(body []byte) []byte
+	// LockTimeout is how long a claim whose holder stopped renewing it stays in progress
+	// before the holder is presumed dead and another request may take the key; default one
+	// minute. Work may take longer: the claim is renewed every LockTimeout/3 while the
+	// handler runs, and the handler's context is cancelled if it cannot be.
 	LockTimeout time.Duration
 	// TTL is how long a completed response is kept for replay; default 24 hours.
 	TTL time.Duration
@@ -49,23 +59,47 @@ type Config struct {
 	// MaxRequestBytes bounds the request body read for the fingerprint (413 above it);
 	// default 1 MiB.
 	MaxRequestBytes int64
-	// MaxResponseBytes bounds a stored response; default 1 MiB. A larger response is sent
-	// but not stored: the key is released and the response carries an Idempotency-Warning.
+	// MaxResponseBytes bounds a stored response body, and the memory a response takes;
+	// default 1 MiB. A larger response streams to the client as the handler writes it, and
+	// the key is completed with its status and headers but not its body: a retry gets that
+	// status, a problem+json body saying so and an Idempotency-Warning, and the handler
+	// does not run again. A handler that flushes or hijacks is treated the same way.
 	MaxResponseBytes int
+	// Logger receives what the client is not told: store failures, a failing Scope, lost
+	// claims. Nil: slog.Default() at New.
+	Logger *slog.Logger
 }
+
+// SingleTenant is a Config.Scope for services where every caller may use every key: one
+// scope for everyone, so a caller who reuses another's key gets the other's response. Use
+// it only where that is true (a single client, an internal queue), never for a public API.
+func SingleTenant(*http.Request) (string, error) { return "", nil }
 
 // ReplayedHeader marks a response replayed from the store.
 const ReplayedHeader = "Idempotent-Replayed"
 
-// WarningHeader explains why a response was not stored.
+// WarningHeader says what the middleware did not do: store a response, or replay a body.
 const WarningHeader = "Idempotency-Warning"
+
+// DefaultKeyHeader is the header read for the key unless Config.KeyHeaders says otherwise.
+const DefaultKeyHeader = "Idempotency-Key"
 
 // maxKeyLen is the longest key accepted.
 const maxKeyLen = 255
 
+// retryAfter is the Retry-After, in seconds, of answers that ask the client to retry.
+const retryAfter = "1"
+
+// ErrNoScope is returned by New for a Config without a Scope.
+var ErrNoScope = errors.New("idem: Config.Scope is nil: set it to the caller's tenant or account from authentication, or to idem.SingleTenant if every caller may share keys")
+
 // Middleware is the idempotency middleware; Wrap a handler with it.
 type Middleware struct {
-	cfg Config
+	cfg     Config
+	log     *slog.Logger
+	watches watches
+	pool    sync.Pool // *recorder
+	warn    string    // the Idempotency-Warning of a response passed through
 }
 
 // New checks cfg, fills its defaults and returns the middleware.
@@ -73,8 +107,11 @@ func New(cfg Config) (*Middleware, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("idem: Config.Store is nil")
 	}
+	if cfg.Scope == nil {
+		return nil, ErrNoScope
+	}
 	if len(cfg.KeyHeaders) == 0 {
-		cfg.KeyHeaders = []string{"Idempotency-Key", "X-Request-ID"}
+		cfg.KeyHeaders = []string{DefaultKeyHeader}
 	}
 	if len(cfg.Methods) == 0 {
 		cfg.Methods = []string{http.MethodPost, http.MethodPatch}
@@ -94,11 +131,18 @@ func New(cfg Config) (*Middleware, error) {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = 1 << 20
 	}
+	cfg.FingerprintHeaders = slices.Clone(cfg.FingerprintHeaders)
 	for i, h := range cfg.FingerprintHeaders {
 		cfg.FingerprintHeaders[i] = http.CanonicalHeaderKey(h)
 	}
 	slices.Sort(cfg.FingerprintHeaders)
-	return &Middleware{cfg: cfg}, nil
+	m := &Middleware{cfg: cfg, log: cfg.Logger}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	m.pool.New = func() any { return &recorder{header: http.Header{}} }
+	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, streamed or hijacked); a retry with this key gets its status without the body"
+	return m, nil
 }
 
 // Wrap returns next behind the middleware.
@@ -113,13 +157,13 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(w, r)
 		return
 	}
-	key := ""
+	raw := ""
 	for _, h := range m.cfg.KeyHeaders {
-		if key = r.Header.Get(h); key != "" {
+		if raw = r.Header.Get(h); raw != "" {
 			break
 		}
 	}
-	if key == "" {
+	if raw == "" {
 		if m.cfg.Require != nil && m.cfg.Require(r) {
 			problem(w, http.StatusBadRequest, "Idempotency-Key required", "this endpoint needs an "+m.cfg.KeyHeaders[0]+" header: a unique value per operation, repeated on retries")
 			return
@@ -127,22 +171,21 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(w, r)
 		return
 	}
-	if err := validKey(key); err != nil {
+	key, err := parseKey(raw)
+	if err != nil {
 		problem(w, http.StatusBadRequest, "Invalid Idempotency-Key", err.Error())
 		return
 	}
-	scope := ""
-	if m.cfg.Scope != nil {
-		s, err := m.cfg.Scope(r)
-		if err != nil {
-			problem(w, http.StatusUnauthorized, "Unauthorized", "the caller could not be identified: "+err.Error())
-			return
-		}
-		scope = s
+	scope, err := m.cfg.Scope(r)
+	if err != nil {
+		m.log.LogAttrs(r.Context(), slog.LevelWarn, "idem: the caller could not be identified", slog.String("path", r.URL.Path), slog.Any("error", err))
+		problem(w, http.StatusUnauthorized, "Unauthorized", "the caller could not be identified")
+		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, m.cfg.MaxRequestBytes+1))
 	if err != nil {
-		problem(w, http.StatusBadRequest, "Unreadable body", err.Error())
+		m.log.LogAttrs(r.Context(), slog.LevelInfo, "idem: reading the request body", slog.Any("error", err))
+		problem(w, http.StatusBadRequest, "Unreadable body", "the request body could not be read")
 		return
 	}
 	if int64(len(body)) > m.cfg.MaxRequestBytes {
@@ -150,19 +193,20 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	scoped := scopedKey(scope, key)
+	k := &Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
 	fp := m.fingerprint(r, body)
 
 	ctx := r.Context()
 	deadline := time.Now().Add(m.cfg.Wait)
 	for {
-		token, held, err := m.cfg.Store.Claim(ctx, scoped, fp, m.cfg.LockTimeout)
+		claimed := time.Now()
+		token, held, err := m.cfg.Store.Claim(ctx, k.Scoped, fp, m.cfg.LockTimeout)
 		if err != nil {
-			problem(w, http.StatusServiceUnavailable, "Idempotency store unavailable", err.Error())
+			m.unavailable(ctx, w, "claiming", err)
 			return
 		}
 		if token != "" {
-			m.run(w, r, next, scoped, token)
+			m.run(w, r, next, k, token, claimed)
 			return
 		}
 		if held.Fingerprint != fp {
@@ -174,11 +218,12 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			return
 		}
 		if m.cfg.Wait <= 0 || !time.Now().Before(deadline) {
+			w.Header().Set("Retry-After", retryAfter)
 			problem(w, http.StatusConflict, "Request in progress", "a request with this key is being processed; retry later")
 			return
 		}
 		// Wait for the first request to finish, then look again.
-		if done := m.await(ctx, scoped, deadline); done != nil {
+		if done := m.watches.await(ctx, m.cfg.Store, k.Scoped, deadline); done != nil {
 			replay(w, done)
 			return
 		}
@@ -188,96 +233,82 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 }
 
-// await polls the store until the key completes (returns the response), disappears
-// (returns nil: claim again), or the deadline passes.
-func (m *Middleware) await(ctx context.Context, key string, deadline time.Time) *Response {
-	pause := 5 * time.Millisecond
-	for time.Now().Before(deadline) {
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		rec, err := m.cfg.Store.Get(ctx, key)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err == nil && rec.State == Completed {
-			return rec.Response
-		}
-		if err == nil && rec.State == InProgress && !time.Now().Before(rec.LockedUntil) {
-			return nil
-		}
-		pause = min(pause*2, 100*time.Millisecond)
-	}
-	return nil
+// unavailable answers 503 for a store that failed, and logs what failed: the client learns
+// nothing of the store.
+func (m *Middleware) unavailable(ctx context.Context, w http.ResponseWriter, doing string, err error) {
+	m.log.LogAttrs(ctx, slog.LevelError, "idem: store failed", slog.String("doing", doing), slog.Any("error", err))
+	w.Header().Set("Retry-After", retryAfter)
+	problem(w, http.StatusServiceUnavailable, "Service unavailable", "the request could not be processed right now; retry with the same Idempotency-Key")
 }
 
-// run calls the handler for the claimed key, then completes or releases it and sends the
-// response.
-func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, key, token string) {
-	rec := &recorder{header: http.Header{}, limit: m.cfg.MaxResponseBytes}
+// run calls the handler for the claimed key, keeping the claim while it runs, then
+// completes or releases the key and sends the response.
+func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, k *Key, token string, claimed time.Time) {
+	store := m.cfg.Store
 	// The store calls below must happen even if the client went away.
-	ctx := context.WithoutCancel(r.Context())
+	bg := context.WithoutCancel(r.Context())
+	h := startHold(context.WithValue(r.Context(), keyContext{}, k), store, k.Scoped, token, m.cfg.LockTimeout, claimed)
+	rec := m.pool.Get().(*recorder)
+	rec.reset(w, m.cfg.MaxResponseBytes, m.warn)
 	defer func() {
 		if p := recover(); p != nil {
-			m.cfg.Store.Release(ctx, key, token)
+			h.stop()
+			store.Release(bg, k.Scoped, token)
+			m.watches.wake(k.Scoped)
 			panic(p)
 		}
+		m.watches.wake(k.Scoped)
+		// A recorder that passed through shares the client's header map; one that grew
+		// past 64 KiB would pin its buffer.
+		if !rec.passing() && rec.body.Cap() <= 64<<10 {
+			rec.w = nil
+			m.pool.Put(rec)
+		}
 	}()
-	next.ServeHTTP(rec, r)
+	next.ServeHTTP(rec, r.WithContext(h.ctx))
+	lost := h.stop()
 	status := rec.statusCode()
 	switch {
-	case m.cfg.Release(status):
-		if err := m.cfg.Store.Release(ctx, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
-			rec.header.Set(WarningHeader, "the key could not be released: "+err.Error())
+	case lost != nil:
+		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was lost while the handler ran; nothing stored", slog.String("key", k.Scoped), slog.Any("error", lost))
+		if !rec.passing() {
+			m.unavailable(bg, w, "renewing the claim", lost)
 		}
-	case rec.tooLarge:
-		m.cfg.Store.Release(ctx, key, token)
-		rec.header.Set(WarningHeader, fmt.Sprintf("response above %d bytes not stored; a retry with this key runs again", m.cfg.MaxResponseBytes))
+		return
+	case m.cfg.Release(status):
+		if err := store.Release(bg, k.Scoped, token); err != nil && !errors.Is(err, ErrNotHolder) {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", k.Scoped), slog.Any("error", err))
+		}
+	case rec.passing():
+		resp := m.omitted(rec, status)
+		if err := store.Complete(bg, k.Scoped, token, resp, m.cfg.TTL); err != nil {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", k.Scoped), slog.Any("error", err))
+		}
+		return
 	default:
 		resp := Response{Status: status, Header: storedHeader(rec.header), Body: rec.body.Bytes()}
-		if err := m.cfg.Store.Complete(ctx, key, token, resp, m.cfg.TTL); err != nil {
-			rec.header.Set(WarningHeader, "the response was not stored: "+err.Error())
+		if err := store.Complete(bg, k.Scoped, token, resp, m.cfg.TTL); err != nil {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key; a retry may run the handler again", slog.String("key", k.Scoped), slog.Any("error", err))
+			rec.header.Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
-	rec.send(w)
+	if rec.passing() {
+		return
+	}
+	rec.send()
 }
 
-func validKey(key string) error {
-	if len(key) > maxKeyLen {
-		return fmt.Errorf("the key is %d bytes long; at most %d", len(key), maxKeyLen)
+// omitted is what a key whose response was passed through replays: the status and
+// headers, and a problem+json body saying the original body was not kept.
+func (m *Middleware) omitted(rec *recorder, status int) Response {
+	h := storedHeader(rec.header)
+	for _, k := range []string{"Content-Length", "Content-Encoding", "Content-Range", "Etag", "Last-Modified", "Trailer"} {
+		h.Del(k)
 	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c == 0x7f {
-			return fmt.Errorf("the key has a control character at byte %d", i)
-		}
-	}
-	return nil
-}
-
-// scopedKey joins scope and key so that no two (scope, key) pairs give one string. A
-// scope longer than 64 bytes is replaced by its SHA-256, so a scoped key stays within
-// what the stores index (at most 330 bytes).
-func scopedKey(scope, key string) string {
-	if len(scope) > 64 {
-		sum := sha256.Sum256([]byte(scope))
-		scope = "sha256-" + hex.EncodeToString(sum[:])
-	}
-	return strconv.Itoa(len(scope)) + ":" + scope + ":" + key
-}
-
-func (m *Middleware) fingerprint(r *http.Request, body []byte) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n", r.Method, r.URL.Path, r.URL.RawQuery)
-	for _, name := range m.cfg.FingerprintHeaders {
-		fmt.Fprintf(h, "%s: %q\n", name, r.Header.Values(name))
-	}
-	bodySum := sha256.Sum256(body)
-	h.Write(bodySum[:])
-	return hex.EncodeToString(h.Sum(nil))
+	h.Set("Content-Type", "application/problem+json")
+	h.Set(WarningHeader, "the original response body was not stored; this replay has its status and headers only")
+	return Response{Status: status, Header: h, Body: problemBody(status, "Response not replayable",
+		"the request was processed, but its response was too large to keep (or was streamed); it is not run again")}
 }
 
 // storedHeader keeps the response headers worth replaying.
@@ -301,53 +332,18 @@ func replay(w http.ResponseWriter, resp *Response) {
 
 // problem writes an RFC 9457 problem+json response.
 func problem(w http.ResponseWriter, status int, title, detail string) {
-	b, _ := json.Marshal(map[string]any{"type": "about:blank", "title": title, "status": status, "detail": detail})
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	w.Write(b)
+	w.Write(problemBody(status, title, detail))
 }
 
-// recorder buffers a handler's response so it can be stored before it is sent.
-type recorder struct {
-	header   http.Header
-	status   int
-	body     bytes.Buffer
-	limit    int
-	tooLarge bool
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	if r.body.Len()+len(b) > r.limit {
-		r.tooLarge = true
-	}
-	return r.body.Write(b)
-}
-
-func (r *recorder) statusCode() int {
-	if r.status == 0 {
-		return http.StatusOK
-	}
-	return r.status
-}
-
-func (r *recorder) send(w http.ResponseWriter) {
-	for k, v := range r.header {
-		w.Header()[k] = v
-	}
-	if w.Header().Get("Content-Length") == "" && !strings.EqualFold(w.Header().Get("Transfer-Encoding"), "chunked") {
-		w.Header().Set("Content-Length", strconv.Itoa(r.body.Len()))
-	}
-	w.WriteHeader(r.statusCode())
-	w.Write(r.body.Bytes())
+// problemBody returns an RFC 9457 problem+json document.
+func problemBody(status int, title, detail string) []byte {
+	b, _ := json.Marshal(struct {
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}{"about:blank", title, status, detail})
+	return b
 }

@@ -39,10 +39,20 @@ type orderHandler struct {
 	delay time.Duration
 	fail  atomic.Int64 // answer 500 this many times
 	panic atomic.Bool
+	// gate, when set, holds every run until it is closed, after signalling started.
+	gate    chan struct{}
+	started chan struct{}
 }
 
 func (h *orderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := h.runs.Add(1)
+	if h.gate != nil {
+		select {
+		case h.started <- struct{}{}:
+		default:
+		}
+		<-h.gate
+	}
 	if h.delay > 0 {
 		time.Sleep(h.delay)
 	}
@@ -179,17 +189,16 @@ func TestMiddleware(t *testing.T) {
 				}
 			})
 			t.Run("payload mismatch and in flight", func(t *testing.T) {
-				h := &orderHandler{delay: 200 * time.Millisecond}
+				h := &orderHandler{gate: make(chan struct{}), started: make(chan struct{}, 1)}
 				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, FingerprintHeaders: []string{"X-Currency"}}, h)
 				key := uniqueKey(t, "m")
 				done := make(chan struct{})
 				go func() { post(t, srv.URL, key, "acme", `{"cents":1}`); close(done) }()
-				for h.runs.Load() == 0 { // the first request is in the handler, holding the key
-					time.Sleep(time.Millisecond)
-				}
-				if resp, body := post(t, srv.URL, key, "acme", `{"cents":1}`); resp.StatusCode != 409 || resp.Header.Get("Content-Type") != "application/problem+json" {
+				<-h.started // the first request is in the handler, holding the key
+				if resp, body := post(t, srv.URL, key, "acme", `{"cents":1}`); resp.StatusCode != 409 || resp.Header.Get("Content-Type") != "application/problem+json" || resp.Header.Get("Retry-After") == "" {
 					t.Errorf("duplicate in flight: %d %s", resp.StatusCode, body)
 				}
+				close(h.gate)
 				<-done
 				resp, body := post(t, srv.URL, key, "acme", `{"cents":2}`)
 				var p map[string]any
@@ -203,7 +212,7 @@ func TestMiddleware(t *testing.T) {
 				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, LockTimeout: 600 * time.Millisecond}, h)
 				key := uniqueKey(t, "dead")
 				// A process claimed the key for this exact request and was killed.
-				mw, _ := New(Config{Store: st.store})
+				mw, _ := New(Config{Store: st.store, Scope: SingleTenant})
 				r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
 				if tok, _, err := st.store.Claim(context.Background(), scopedKey("acme", key), mw.fingerprint(r, []byte(`{}`)), 600*time.Millisecond); err != nil || tok == "" {
 					t.Fatalf("claim: %v", err)
@@ -222,7 +231,7 @@ func TestMiddleware(t *testing.T) {
 
 func TestMiddlewareKeys(t *testing.T) {
 	h := &orderHandler{}
-	cfg := Config{Store: NewMemoryStore(), Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
+	cfg := Config{Store: NewMemoryStore(), Scope: SingleTenant, Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
 	srv := newServer(t, cfg, h)
 	mw, _ := New(cfg)
 	for _, tc := range []struct {
@@ -247,30 +256,32 @@ func TestMiddlewareKeys(t *testing.T) {
 			t.Errorf("key %q: 400 without problem+json", tc.key)
 		}
 	}
-	// X-Request-ID is an alias.
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/orders", strings.NewReader("{}"))
-	req.Header.Set("X-Request-ID", "alias-1")
-	resp, _ := http.DefaultClient.Do(req)
-	resp.Body.Close()
-	if resp.StatusCode != 201 {
-		t.Errorf("X-Request-ID: %d", resp.StatusCode)
+	// X-Request-ID is not a key unless asked for: proxies forward it to every call made
+	// while serving one request.
+	postID := func(url, id string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, url+"/orders", strings.NewReader("{}"))
+		req.Header.Set("X-Request-ID", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := postID(srv.URL, "alias-1"); resp.StatusCode != 400 {
+		t.Errorf("X-Request-ID alone satisfied Require: %d", resp.StatusCode)
+	}
+	alias := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant, KeyHeaders: []string{"Idempotency-Key", "X-Request-ID"}}, h)
+	before := h.runs.Load()
+	postID(alias.URL, "alias-1")
+	if resp := postID(alias.URL, "alias-1"); resp.StatusCode != 201 || resp.Header.Get(ReplayedHeader) != "true" || h.runs.Load() != before+1 {
+		t.Errorf("X-Request-ID as a chosen key header: %d, %d runs", resp.StatusCode, h.runs.Load()-before)
 	}
 	// GET passes through.
 	if resp, _ := http.Get(srv.URL + "/orders"); resp.StatusCode != 201 {
 		t.Errorf("GET: %d", resp.StatusCode)
 	}
-	// A response above the limit is sent, not stored, and says so.
-	big := newServer(t, Config{Store: NewMemoryStore(), MaxResponseBytes: 16}, h)
-	resp, _ = post(t, big.URL, "big", "", `{"x":"a long enough request body"}`)
-	if resp.StatusCode != 201 || !strings.Contains(resp.Header.Get(WarningHeader), "not stored") {
-		t.Errorf("big response: %d %q", resp.StatusCode, resp.Header.Get(WarningHeader))
-	}
-	before := h.runs.Load()
-	post(t, big.URL, "big", "", `{"x":"a long enough request body"}`)
-	if h.runs.Load() != before+1 {
-		t.Error("a response too large to store was replayed")
-	}
-	if _, err := New(Config{}); err == nil {
+	if _, err := New(Config{Scope: SingleTenant}); err == nil {
 		t.Error("New without a store")
 	}
 }
@@ -279,7 +290,7 @@ func FuzzKeyHeader(f *testing.F) {
 	for _, s := range []string{"", "k", "a\x00b", strings.Repeat("x", 300), "ключ", "a\tb", "\x7f"} {
 		f.Add(s)
 	}
-	mw, _ := New(Config{Store: NewMemoryStore()})
+	mw, _ := New(Config{Store: NewMemoryStore(), Scope: SingleTenant})
 	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
 	f.Fuzz(func(t *testing.T, key string) {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
@@ -291,7 +302,7 @@ func FuzzKeyHeader(f *testing.F) {
 			if rec.Code != 201 {
 				t.Fatalf("no key: %d", rec.Code)
 			}
-		case validKey(key) != nil:
+		case func() bool { _, err := parseKey(key); return err != nil }():
 			if rec.Code != 400 {
 				t.Fatalf("invalid key %q: %d", key, rec.Code)
 			}
@@ -311,7 +322,7 @@ func TestOnce(t *testing.T) {
 			runs := 0
 			fn := func(context.Context) error { runs++; return nil }
 			for range 3 {
-				if err := Once(ctx, st.store, key, fn); err != nil {
+				if err := Once(ctx, st.store, key, fn, OnceOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -320,15 +331,15 @@ func TestOnce(t *testing.T) {
 			}
 			k2 := uniqueKey(t, "fail")
 			boom := errors.New("boom")
-			if err := Once(ctx, st.store, k2, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+			if err := Once(ctx, st.store, k2, func(context.Context) error { return boom }, OnceOptions{}); !errors.Is(err, boom) {
 				t.Fatal(err)
 			}
-			if err := Once(ctx, st.store, k2, fn); err != nil || runs != 2 {
+			if err := Once(ctx, st.store, k2, fn, OnceOptions{}); err != nil || runs != 2 {
 				t.Fatalf("redelivery after an error: %v, %d runs", err, runs)
 			}
 			k3 := uniqueKey(t, "held")
 			st.store.Claim(ctx, k3, "", time.Minute)
-			if err := Once(ctx, st.store, k3, fn); !errors.Is(err, ErrInProgress) {
+			if err := Once(ctx, st.store, k3, fn, OnceOptions{}); !errors.Is(err, ErrInProgress) {
 				t.Fatalf("held elsewhere: %v", err)
 			}
 		})

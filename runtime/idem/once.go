@@ -10,29 +10,34 @@ import (
 // ErrInProgress is returned by Once when another consumer holds the key right now.
 var ErrInProgress = errors.New("idem: the key is being processed by another consumer")
 
-// OnceOptions tune Once; the zero value holds a claim for a minute and remembers a done
-// key for a day.
+// OnceOptions tune Once; the zero value holds a claim for a minute (renewed while the
+// function runs) and remembers a done key for a day.
 type OnceOptions struct {
+	// LockTimeout is how long a claim whose consumer stopped renewing it holds the key
+	// before another consumer may take it; default one minute. The claim is renewed every
+	// LockTimeout/3 while the function runs.
 	LockTimeout time.Duration
-	TTL         time.Duration
+	// TTL is how long a done key is remembered; default 24 hours. Redeliveries later
+	// than that run again.
+	TTL time.Duration
 }
 
 // Once runs fn at most once per key, for queue consumers that see redeliveries: a key seen
 // done returns nil without running fn; a key another consumer holds returns ErrInProgress
 // (redeliver later); an error or a panic from fn gives the key back so a redelivery runs
-// it again.
-func Once(ctx context.Context, store Store, key string, fn func(context.Context) error, opts ...OnceOptions) (err error) {
-	var o OnceOptions
-	if len(opts) > 0 {
-		o = opts[0]
+// it again. While fn runs its claim is renewed; if the claim is lost, fn's context is
+// cancelled with a cause matching ErrClaimLost, the key is not marked done, and Once
+// returns an error matching ErrClaimLost (another consumer may be running the key: do not
+// acknowledge the message as processed by this one).
+func Once(ctx context.Context, store Store, key string, fn func(context.Context) error, opts OnceOptions) (err error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Minute
 	}
-	if o.LockTimeout <= 0 {
-		o.LockTimeout = time.Minute
+	if opts.TTL <= 0 {
+		opts.TTL = 24 * time.Hour
 	}
-	if o.TTL <= 0 {
-		o.TTL = 24 * time.Hour
-	}
-	token, held, err := store.Claim(ctx, key, "", o.LockTimeout)
+	claimed := time.Now()
+	token, held, err := store.Claim(ctx, key, "", opts.LockTimeout)
 	if err != nil {
 		return fmt.Errorf("idem: claiming %q: %w", key, err)
 	}
@@ -43,19 +48,28 @@ func Once(ctx context.Context, store Store, key string, fn func(context.Context)
 		return ErrInProgress
 	}
 	bg := context.WithoutCancel(ctx)
+	h := startHold(ctx, store, key, token, opts.LockTimeout, claimed)
 	defer func() {
 		if p := recover(); p != nil {
+			h.stop()
 			store.Release(bg, key, token)
 			panic(p)
 		}
 	}()
-	if err := fn(ctx); err != nil {
-		if rerr := store.Release(bg, key, token); rerr != nil {
-			return errors.Join(err, fmt.Errorf("idem: releasing %q: %w", key, rerr))
-		}
-		return err
+	ferr := fn(h.ctx)
+	if lost := h.stop(); lost != nil {
+		return errors.Join(ferr, fmt.Errorf("idem: %q: %w", key, lost))
 	}
-	if err := store.Complete(bg, key, token, Response{}, o.TTL); err != nil {
+	if ferr != nil {
+		if rerr := store.Release(bg, key, token); rerr != nil {
+			return errors.Join(ferr, fmt.Errorf("idem: releasing %q: %w", key, rerr))
+		}
+		return ferr
+	}
+	if err := store.Complete(bg, key, token, Response{}, opts.TTL); err != nil {
+		if errors.Is(err, ErrNotHolder) {
+			return fmt.Errorf("idem: %q ran, but %w: its lock timed out before it was marked done", key, ErrClaimLost)
+		}
 		return fmt.Errorf("idem: %q ran, but marking it done failed: %w", key, err)
 	}
 	return nil

@@ -78,6 +78,19 @@ redis.call('DEL', KEYS[1])
 return 1
 `)
 
+// renewLua: ARGV token, lock, grace. Returns 1, or 0 when the token does not hold an
+// in-progress claim of the key.
+var renewLua = redis.NewScript(luaNow + `
+local r = redis.call('HMGET', KEYS[1], 'token', 'state')
+if r[1] ~= ARGV[1] or r[2] ~= '1' then
+	return 0
+end
+local locked = now + tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'locked', string.format('%d', locked), 'exp', string.format('%d', locked))
+redis.call('PEXPIREAT', KEYS[1], string.format('%d', locked + tonumber(ARGV[3])))
+return 1
+`)
+
 // getLua returns the record, or nil when it is absent or its time is over.
 var getLua = redis.NewScript(luaNow + `
 local r = redis.call('HMGET', KEYS[1], ` + recordFields + `)
@@ -161,6 +174,11 @@ func (s *RedisStore) Complete(ctx context.Context, key, token string, resp Respo
 // Release implements Store with one script.
 func (s *RedisStore) Release(ctx context.Context, key, token string) error {
 	return s.change(ctx, "releasing", releaseLua, key, token)
+}
+
+// Renew implements Store with one script.
+func (s *RedisStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+	return s.change(ctx, "renewing", renewLua, key, token, ceilMs(lock), RedisGrace.Milliseconds())
 }
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.

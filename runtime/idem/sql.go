@@ -73,7 +73,7 @@ type SQLStore struct {
 	table   string
 	now     func() time.Time
 
-	claim, get, complete, release, purge sqlbind.Stmt
+	claim, get, complete, renew, release, purge sqlbind.Stmt
 }
 
 // NewSQLStore returns a store on db, which speaks dialect: "postgres" (PostgreSQL 9.5 or
@@ -98,6 +98,7 @@ func NewSQLStore(db *sql.DB, dialect string, opts ...SQLOption) (*SQLStore, erro
 	}
 	s.get = s.bind(getSQL)
 	s.complete = s.bind(completeSQL)
+	s.renew = s.bind(renewSQL)
 	s.release = s.bind(releaseSQL)
 	s.purge = s.bind(purgeSQL)
 	return s, nil
@@ -300,6 +301,10 @@ const (
 	completeSQL = `UPDATE {t} SET state = 2, expires_at = $3, status = $4, header = $5, body = $6
 	WHERE {key} = $1 AND token = $2 AND state = 1`
 
+	// renewSQL: $1 key, $2 token, $3 end of the lock.
+	renewSQL = `UPDATE {t} SET locked_until = $3, expires_at = $3
+	WHERE {key} = $1 AND token = $2 AND state = 1`
+
 	releaseSQL = `DELETE FROM {t} WHERE {key} = $1 AND token = $2 AND state = 1`
 
 	purgeSQL = `DELETE FROM {t} WHERE expires_at <= $1`
@@ -392,6 +397,23 @@ func (s *SQLStore) Release(ctx context.Context, key, token string) error {
 		return err
 	}
 	return s.change(ctx, "releasing", s.release.Query, s.release.Args([]byte(key), token))
+}
+
+// Renew implements Store with one UPDATE conditioned on the token and the state. MySQL
+// counts only rows whose values changed, so where it counts none (a renewal within the
+// millisecond of the previous one) the row is read to tell that from a lost claim.
+func (s *SQLStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, toMs(s.now(), lock)))
+	if errors.Is(err, ErrNotHolder) && s.dialect == "mysql" {
+		rec, holder, rerr := s.read(ctx, key)
+		if rerr == nil && holder == token && rec.State == InProgress {
+			return nil
+		}
+	}
+	return err
 }
 
 // change runs a statement that changes the row of a claim, and returns ErrNotHolder when

@@ -62,6 +62,10 @@ type Store interface {
 	// Release gives the key claimed with token back, so a retry can claim it.
 	// ErrNotHolder if the claim is no longer the token's.
 	Release(ctx context.Context, key, token string) error
+	// Renew extends the in-progress claim token holds on key to lock from now, so work
+	// that outlasts the lock keeps the key. ErrNotHolder if the claim is no longer the
+	// token's.
+	Renew(ctx context.Context, key, token string, lock time.Duration) error
 	// Get returns the record of key, or ErrNotFound.
 	Get(ctx context.Context, key string) (*Record, error)
 	// Purge removes records whose time is over: completed past ExpiresAt, in progress past

@@ -1,0 +1,109 @@
+package idem
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Key is the idempotency key a request is served under; KeyFrom gives it to the handler,
+// so that what the handler records (an order's request ID) is exactly what the middleware
+// used.
+type Key struct {
+	// Scope is what Config.Scope returned for the caller.
+	Scope string
+	// Value is the key the client sent, a Structured Field string ("abc") unquoted.
+	Value string
+	// Scoped is the key in the store: Scope and Value joined so no two pairs give one
+	// string.
+	Scoped string
+}
+
+type keyContext struct{}
+
+// KeyFrom returns the key the middleware serves the request of ctx under, and false when
+// ctx is not a request the middleware claimed a key for (no key, a method it passes
+// through).
+func KeyFrom(ctx context.Context) (Key, bool) {
+	k, ok := ctx.Value(keyContext{}).(*Key)
+	if !ok {
+		return Key{}, false
+	}
+	return *k, true
+}
+
+// parseKey returns the key a header value names. The IETF draft (draft-ietf-httpapi-
+// idempotency-key-header) makes Idempotency-Key a Structured Field string, "abc", while
+// most clients send the bare token abc: both name the key abc. A value that starts with a
+// double quote must be a valid string.
+func parseKey(v string) (string, error) {
+	if strings.HasPrefix(v, `"`) {
+		s, err := unquoteSF(v)
+		if err != nil {
+			return "", err
+		}
+		v = s
+	}
+	if v == "" {
+		return "", errors.New("the key is empty")
+	}
+	if len(v) > maxKeyLen {
+		return "", fmt.Errorf("the key is %d bytes long; at most %d", len(v), maxKeyLen)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f {
+			return "", fmt.Errorf("the key has a control character at byte %d", i)
+		}
+	}
+	return v, nil
+}
+
+// unquoteSF decodes an RFC 8941 sf-string: printable ASCII between double quotes, with \"
+// and \\ the only escapes.
+func unquoteSF(v string) (string, error) {
+	bad := errors.New(`the key starts with a double quote but is not a Structured Field string ("..." of printable ASCII, with \" and \\ escaped)`)
+	if len(v) < 2 || v[len(v)-1] != '"' {
+		return "", bad
+	}
+	v = v[1 : len(v)-1]
+	if !strings.ContainsAny(v, `"\`) {
+		for i := 0; i < len(v); i++ {
+			if v[i] < 0x20 || v[i] > 0x7e {
+				return "", bad
+			}
+		}
+		return v, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '\\':
+			if i+1 == len(v) || (v[i+1] != '"' && v[i+1] != '\\') {
+				return "", bad
+			}
+			i++
+			b.WriteByte(v[i])
+		case c == '"' || c < 0x20 || c > 0x7e:
+			return "", bad
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// scopedKey joins scope and key so that no two (scope, key) pairs give one string. A
+// scope longer than 64 bytes is replaced by its SHA-256, so a scoped key stays within
+// what the stores index (at most 330 bytes).
+func scopedKey(scope, key string) string {
+	if len(scope) > 64 {
+		sum := sha256.Sum256([]byte(scope))
+		scope = "sha256-" + hex.EncodeToString(sum[:])
+	}
+	return strconv.Itoa(len(scope)) + ":" + scope + ":" + key
+}
