@@ -18,12 +18,15 @@ import (
 type namedStore struct {
 	name  string
 	store Store
+	// open, where set, returns another store on store's data through a connection of its
+	// own, and a function that closes that connection: a store that stops answering.
+	open func(tb testing.TB) (Store, func())
 }
 
 // stores returns every store the middleware tests and benchmarks run on: memory here, the
 // SQL and Redis stores through extraStores, which their test files append to in init.
 func stores(tb testing.TB) []namedStore {
-	out := []namedStore{{"memory", NewMemoryStore()}}
+	out := []namedStore{{name: "memory", store: NewMemoryStore()}}
 	for _, add := range extraStores {
 		out = append(out, add(tb)...)
 	}

@@ -36,7 +36,12 @@ func init() {
 			return nil
 		}
 		c, prefix := redisClient(tb)
-		return []namedStore{{"redis", NewRedisStore(c, prefix)}}
+		open := func(tb testing.TB) (Store, func()) {
+			c := redis.NewClient(c.Options())
+			tb.Cleanup(func() { c.Close() })
+			return NewRedisStore(c, prefix), func() { c.Close() }
+		}
+		return []namedStore{{name: "redis", store: NewRedisStore(c, prefix), open: open}}
 	})
 }
 

@@ -76,8 +76,12 @@ func sqlStores(tb testing.TB) []namedStore {
 		if b.env != "" && os.Getenv(b.env) == "" {
 			continue
 		}
-		name := fmt.Sprintf("idem_mw_%d", sqlStoreDBs.Add(1))
-		out = append(out, namedStore{"sql-" + b.name, b.store(tb, b.open(tb, b.dsn(tb, name)))})
+		dsn := b.dsn(tb, fmt.Sprintf("idem_mw_%d", sqlStoreDBs.Add(1)))
+		open := func(tb testing.TB) (Store, func()) {
+			db := b.open(tb, dsn)
+			return b.store(tb, db), func() { db.Close() }
+		}
+		out = append(out, namedStore{name: "sql-" + b.name, store: b.store(tb, b.open(tb, dsn)), open: open})
 	}
 	return out
 }

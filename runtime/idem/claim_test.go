@@ -1,0 +1,318 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testLock is the LockTimeout of the renewal tests: long enough that a renewal on a loaded
+// machine (an SQLite fsync under -race) lands well inside it.
+const testLock = 600 * time.Millisecond
+
+// spyStore passes every call to a real store and reports each claim it won.
+type spyStore struct {
+	Store
+	claims chan claimed
+}
+
+type claimed struct{ key, token string }
+
+func newSpy(s Store) *spyStore { return &spyStore{Store: s, claims: make(chan claimed, 16)} }
+
+func (s *spyStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *Record, error) {
+	tok, held, err := s.Store.Claim(ctx, key, fp, lock)
+	if tok != "" {
+		s.claims <- claimed{key, tok}
+	}
+	return tok, held, err
+}
+
+// slowWork is a handler (and an Once function) that runs for d unless its context ends
+// first, and records how many runs overlap and whether any was cancelled.
+type slowWork struct {
+	d         time.Duration
+	runs, cur atomic.Int64
+	maxCur    atomic.Int64
+	started   chan struct{}
+	cause     chan error // the context's cause, when a run was cancelled
+}
+
+func newSlowWork(d time.Duration) *slowWork {
+	return &slowWork{d: d, started: make(chan struct{}, 16), cause: make(chan error, 16)}
+}
+
+func (h *slowWork) do(ctx context.Context) error {
+	h.runs.Add(1)
+	n := h.cur.Add(1)
+	defer h.cur.Add(-1)
+	for {
+		m := h.maxCur.Load()
+		if n <= m || h.maxCur.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	h.started <- struct{}{}
+	t := time.NewTimer(h.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		h.cause <- context.Cause(ctx)
+		return context.Cause(ctx)
+	}
+}
+
+func (h *slowWork) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h.do(r.Context()); err != nil {
+		// What a handler that did not notice would answer: the middleware must not
+		// store it.
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, "cancelled")
+		return
+	}
+	w.WriteHeader(http.StatusCreated)
+	io.WriteString(w, "done")
+}
+
+// lockedPast waits until the claim of key is locked past until: a renewal extended it.
+func lockedPast(t *testing.T, s Store, key string, until time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		rec, err := s.Get(context.Background(), key)
+		if err == nil && rec.State == InProgress && rec.LockedUntil.After(until) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the claim of %q was never renewed past %v", key, until)
+}
+
+// TestLongWork runs a handler for 3 LockTimeouts and sends the same request while it runs,
+// after the first claim's lock would have lapsed: the claim is renewed, so the second
+// request gets 409 (Wait 0) or waits and gets the replay (Wait > 0), and the handler runs
+// once, never twice at a time. The same for Once.
+func TestLongWork(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			for _, wait := range []time.Duration{0, 30 * time.Second} {
+				t.Run("wait "+wait.String(), func(t *testing.T) {
+					h := newSlowWork(3 * testLock)
+					spy := newSpy(st.store)
+					srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock, Wait: wait}, h)
+					key := uniqueKey(t, "long")
+					first := make(chan string, 1)
+					go func() { _, b := post(t, srv.URL, key, "acme", `{}`); first <- b }()
+					c := <-spy.claims
+					firstLock := time.Now().Add(testLock)
+					<-h.started
+					lockedPast(t, st.store, c.key, firstLock)
+					time.Sleep(time.Until(firstLock)) // the unrenewed claim would be over now
+					resp, body := post(t, srv.URL, key, "acme", `{}`)
+					if wait == 0 && resp.StatusCode != http.StatusConflict {
+						t.Errorf("second request during the work: %d %s, want 409", resp.StatusCode, body)
+					}
+					if wait > 0 && (resp.StatusCode != http.StatusCreated || body != "done" || resp.Header.Get(ReplayedHeader) != "true") {
+						t.Errorf("waiting request: %d %q replayed=%q, want the replay of 201 done", resp.StatusCode, body, resp.Header.Get(ReplayedHeader))
+					}
+					if b := <-first; b != "done" {
+						t.Errorf("first request: %q", b)
+					}
+					if h.runs.Load() != 1 || h.maxCur.Load() != 1 || len(h.cause) != 0 {
+						t.Errorf("%d runs, %d at once, %d cancelled; want 1, 1, 0", h.runs.Load(), h.maxCur.Load(), len(h.cause))
+					}
+				})
+			}
+			t.Run("Once", func(t *testing.T) {
+				w := newSlowWork(3 * testLock)
+				spy := newSpy(st.store)
+				key := uniqueKey(t, "once")
+				opts := OnceOptions{LockTimeout: testLock}
+				ctx := context.Background()
+				first := make(chan error, 1)
+				go func() { first <- Once(ctx, spy, key, w.do, opts) }()
+				<-spy.claims
+				firstLock := time.Now().Add(testLock)
+				<-w.started
+				lockedPast(t, st.store, key, firstLock)
+				time.Sleep(time.Until(firstLock))
+				if err := Once(ctx, st.store, key, w.do, opts); !errors.Is(err, ErrInProgress) {
+					t.Errorf("redelivery during the work: %v, want ErrInProgress", err)
+				}
+				if err := <-first; err != nil {
+					t.Fatal(err)
+				}
+				if err := Once(ctx, st.store, key, w.do, opts); err != nil {
+					t.Errorf("redelivery after the work: %v", err)
+				}
+				if w.runs.Load() != 1 || w.maxCur.Load() != 1 {
+					t.Errorf("%d runs, %d at once; want 1, 1", w.runs.Load(), w.maxCur.Load())
+				}
+			})
+		})
+	}
+}
+
+// TestClaimLost takes a running handler's claim away, by hand (released and claimed by a
+// thief, as a holder presumed dead would lose it) and by stopping the store the handler's
+// middleware renews through: the handler's context is cancelled with ErrClaimLost, the
+// client gets 503, and nothing is stored.
+func TestClaimLost(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			t.Run("stolen", func(t *testing.T) {
+				h := newSlowWork(time.Minute)
+				spy := newSpy(st.store)
+				srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
+				key := uniqueKey(t, "stolen")
+				type answer struct {
+					resp *http.Response
+					body string
+				}
+				got := make(chan answer, 1)
+				go func() { r, b := post(t, srv.URL, key, "acme", `{}`); got <- answer{r, b} }()
+				c := <-spy.claims
+				<-h.started
+				if err := st.store.Release(ctx, c.key, c.token); err != nil {
+					t.Fatal(err)
+				}
+				if tok, _, err := st.store.Claim(ctx, c.key, "thief", time.Minute); err != nil || tok == "" {
+					t.Fatalf("the thief's claim: %q %v", tok, err)
+				}
+				if cause := <-h.cause; !errors.Is(cause, ErrClaimLost) {
+					t.Errorf("the handler's context ended with %v, want ErrClaimLost", cause)
+				}
+				a := <-got
+				if a.resp.StatusCode != http.StatusServiceUnavailable || a.resp.Header.Get("Content-Type") != "application/problem+json" || strings.Contains(a.body, "cancelled") {
+					t.Errorf("client got %d %q", a.resp.StatusCode, a.body)
+				}
+				rec, err := st.store.Get(ctx, c.key)
+				if err != nil || rec.State != InProgress || rec.Fingerprint != "thief" {
+					t.Errorf("after the loss the record is %+v, %v; want the thief's claim", rec, err)
+				}
+			})
+			t.Run("Once stolen", func(t *testing.T) {
+				w := newSlowWork(time.Minute)
+				spy := newSpy(st.store)
+				key := uniqueKey(t, "once-stolen")
+				done := make(chan error, 1)
+				go func() { done <- Once(ctx, spy, key, w.do, OnceOptions{LockTimeout: testLock}) }()
+				c := <-spy.claims
+				<-w.started
+				st.store.Release(ctx, c.key, c.token)
+				st.store.Claim(ctx, c.key, "thief", time.Minute)
+				if err := <-done; !errors.Is(err, ErrClaimLost) {
+					t.Errorf("Once returned %v, want ErrClaimLost", err)
+				}
+				if rec, err := st.store.Get(ctx, key); err != nil || rec.State != InProgress || rec.Fingerprint != "thief" {
+					t.Errorf("after the loss the record is %+v, %v", rec, err)
+				}
+			})
+			if st.open == nil {
+				return
+			}
+			t.Run("store stopped", func(t *testing.T) {
+				s, stop := st.open(t)
+				h := newSlowWork(time.Minute)
+				spy := newSpy(s)
+				srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
+				key := uniqueKey(t, "stopped")
+				got := make(chan int, 1)
+				go func() { r, _ := post(t, srv.URL, key, "acme", `{}`); got <- r.StatusCode }()
+				c := <-spy.claims
+				<-h.started
+				stop()
+				if cause := <-h.cause; !errors.Is(cause, ErrClaimLost) {
+					t.Errorf("the handler's context ended with %v, want ErrClaimLost", cause)
+				}
+				if code := <-got; code != http.StatusServiceUnavailable {
+					t.Errorf("client got %d, want 503", code)
+				}
+				// Seen through a live connection: the claim was never completed.
+				if rec, err := st.store.Get(ctx, c.key); err == nil && rec.State == Completed {
+					t.Errorf("a response was stored: %+v", rec)
+				}
+			})
+		})
+	}
+}
+
+// TestHoldShortWork: work shorter than LockTimeout/3 renews nothing.
+func TestHoldShortWork(t *testing.T) {
+	var renews atomic.Int64
+	s := &countingStore{Store: NewMemoryStore(), renews: &renews}
+	mw, err := New(Config{Store: s, Scope: SingleTenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
+	for i := range 100 {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+		req.Header.Set("Idempotency-Key", "k"+string(rune('a'+i%26))+strings.Repeat("x", i))
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	if n := renews.Load(); n != 0 {
+		t.Errorf("%d renewals for work far shorter than the lock", n)
+	}
+}
+
+// countingStore counts the calls that reach a store.
+type countingStore struct {
+	Store
+	mu                            sync.Mutex
+	claims, gets, completes, rels int
+	renews                        *atomic.Int64
+}
+
+func (s *countingStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *Record, error) {
+	s.mu.Lock()
+	s.claims++
+	s.mu.Unlock()
+	return s.Store.Claim(ctx, key, fp, lock)
+}
+
+func (s *countingStore) Get(ctx context.Context, key string) (*Record, error) {
+	s.mu.Lock()
+	s.gets++
+	s.mu.Unlock()
+	return s.Store.Get(ctx, key)
+}
+
+func (s *countingStore) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+	s.mu.Lock()
+	s.completes++
+	s.mu.Unlock()
+	return s.Store.Complete(ctx, key, token, resp, ttl)
+}
+
+func (s *countingStore) Release(ctx context.Context, key, token string) error {
+	s.mu.Lock()
+	s.rels++
+	s.mu.Unlock()
+	return s.Store.Release(ctx, key, token)
+}
+
+func (s *countingStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+	if s.renews != nil {
+		s.renews.Add(1)
+	}
+	return s.Store.Renew(ctx, key, token, lock)
+}
+
+func (s *countingStore) counts() (claims, gets int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claims, s.gets
+}
