@@ -27,22 +27,27 @@ type Request struct {
 
 func (r *Request) row() *Request { return r }
 
+// row is a model of these tests; its Request holds the ID a test compares.
 type row interface{ row() *Request }
 
-type ReqPlain struct{ Request }
-type ReqPair struct{ Request }
-type ReqRaw struct{ Request }
-type ReqTwo struct{ Request }
-type ReqPartial struct{ Request }
-type ReqNamed struct{ Request }
-type ReqMisnamed struct{ Request }
-type ReqLater struct{ Request }
-type ReqMissing struct{ Request }
-type ReqPath struct{ Request }
-type ReqInclude struct{ Request }
-type ReqDeferred struct{ Request }
-type ReqExpr struct{ Request }
-type ReqPrefix struct{ Request }
+// The models of the unique-key tests: one table each (see TableName), as the cases make
+// their indexes.
+type (
+	ReqPlain    struct{ Request }
+	ReqPair     struct{ Request }
+	ReqRaw      struct{ Request }
+	ReqTwo      struct{ Request }
+	ReqPartial  struct{ Request }
+	ReqNamed    struct{ Request }
+	ReqMisnamed struct{ Request }
+	ReqMissing  struct{ Request }
+	ReqPath     struct{ Request }
+	ReqInclude  struct{ Request }
+	ReqDeferred struct{ Request }
+	ReqExpr     struct{ Request }
+	ReqPrefix   struct{ Request }
+	ReqQual     struct{ Request }
+)
 
 // ReqTagged has its unique key from a gorm tag, which GORM's migrator names itself.
 type ReqTagged struct {
@@ -59,7 +64,6 @@ func (ReqTwo) TableName() string      { return "req_two" }
 func (ReqPartial) TableName() string  { return "req_partial" }
 func (ReqNamed) TableName() string    { return "req_named" }
 func (ReqMisnamed) TableName() string { return "req_misnamed" }
-func (ReqLater) TableName() string    { return "req_later" }
 func (ReqMissing) TableName() string  { return "req_missing" }
 func (ReqPath) TableName() string     { return "req_path" }
 func (ReqInclude) TableName() string  { return "req_include" }
@@ -67,6 +71,7 @@ func (ReqDeferred) TableName() string { return "req_deferred" }
 func (ReqExpr) TableName() string     { return "req_expr" }
 func (ReqPrefix) TableName() string   { return "req_prefix" }
 func (ReqTagged) TableName() string   { return "req_tagged" }
+func (ReqQual) TableName() string     { return "req_qual" }
 
 // TestCreateOrGetUniqueKey: CreateOrGet works only on a key the database holds a unique
 // index on, exactly; otherwise it inserts nothing and says which index to create.
@@ -371,6 +376,39 @@ func TestCreateOrGetSearchPath(t *testing.T) {
 		if n != 0 {
 			t.Errorf("%d rows in public.req_path, want 0", n)
 		}
+	}
+}
+
+// TestCreateOrGetQualifiedTable: a table named with its schema (PostgreSQL), database
+// (MySQL) or attached database (SQLite) is looked up there.
+func TestCreateOrGetQualifiedTable(t *testing.T) {
+	schemas := map[string]string{"postgres": "public", "mysql": "idgen_gorm_key_qual", "sqlite": "main"}
+	for _, e := range databases(t, "gorm_key_qual") {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.db.WithContext(ctx(t))
+			if err := db.AutoMigrate(&ReqQual{}); err != nil {
+				t.Fatal(err)
+			}
+			table := db.Table(schemas[e.name] + ".req_qual")
+			key := idgorm.Key("RequestKey")
+			if _, err := idgorm.CreateOrGet(table, &ReqQual{Request{RequestKey: "a"}}, key); !errors.Is(err, idgorm.ErrNoUniqueKey) {
+				t.Fatalf("without the index: %v", err)
+			}
+			if err := db.Exec("CREATE UNIQUE INDEX req_qual_key ON req_qual (request_key)").Error; err != nil {
+				t.Fatal(err)
+			}
+			a, b := ReqQual{Request{RequestKey: "a"}}, ReqQual{Request{RequestKey: "a"}}
+			if created, err := idgorm.CreateOrGet(table, &a, key); err != nil || !created {
+				t.Fatalf("first: %v %v", created, err)
+			}
+			if created, err := idgorm.CreateOrGet(table, &b, key); err != nil || created || b.ID != a.ID {
+				t.Fatalf("retry: %v %v, ID %d want %d", created, err, b.ID, a.ID)
+			}
+			_, err := idgorm.CreateOrGet(db.Table(schemas[e.name]+".req_nope"), &ReqQual{Request{RequestKey: "a"}}, key)
+			if !errors.Is(err, idgorm.ErrNoTable) {
+				t.Errorf("missing qualified table: %v", err)
+			}
+		})
 	}
 }
 
