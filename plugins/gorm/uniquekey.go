@@ -103,7 +103,7 @@ type uniqueKey struct {
 // catalogIndex is a unique index (or the primary key) as a catalog describes it.
 type catalogIndex struct {
 	name    string
-	columns []string // key columns; "" for an expression
+	columns []string // key columns, in index order; "an expression" for one
 	// unusable says why the index cannot be the key even on the right columns (partial,
 	// deferrable, prefix, invalid), or "".
 	unusable string
@@ -169,8 +169,9 @@ func (p *Plugin) findKey(db *gorm.DB, model, table string, columns []string, ind
 		return id, nil, e
 	}
 	if id.pool != nil {
-		v, _ := p.keys.LoadOrStore(id, k)
-		k = v.(*uniqueKey)
+		// The newest answer wins: it may name an index (given with Index) the cached one
+		// predates. Two callers racing here both store what the catalog said.
+		p.keys.Store(id, k)
 	}
 	return id, k, nil
 }
@@ -179,7 +180,9 @@ func (p *Plugin) findKey(db *gorm.DB, model, table string, columns []string, ind
 func (p *Plugin) forget(id keyID) { p.keys.Delete(id) }
 
 // readCatalog lists the unique indexes of table, and whether the table exists, in one
-// query: the INSERT will run on the same connection and so see the same tables.
+// query on the caller's connection (its transaction, if any), so it sees the tables the
+// INSERT will see: those made earlier in the transaction, and on PostgreSQL those its
+// search_path leads to.
 func readCatalog(db *gorm.DB, dialect, table string) (indexes []catalogIndex, exists bool, err error) {
 	schemaName, name := "", table
 	if i := strings.LastIndexByte(table, '.'); i >= 0 {

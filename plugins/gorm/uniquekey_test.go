@@ -301,11 +301,26 @@ func TestCreateOrGetLaterIndex(t *testing.T) {
 				t.Fatalf("retry after the migration: %v %v, ID %d want %d", created, err, b.ID, a.ID)
 			}
 
+			// Index naming an index made after the lookup: looked up again, once.
+			if err := db.Exec("CREATE UNIQUE INDEX req_missing_key2 ON req_missing (request_key)").Error; err != nil {
+				t.Fatal(err)
+			}
+			for _, wantLookups := range []int64{1, 0} {
+				e.lookups.Store(0)
+				c := ReqMissing{Request{RequestKey: "a"}}
+				created, err := idgorm.CreateOrGet(db, &c, key, idgorm.Index("req_missing_key2"))
+				if err != nil || created || c.ID != a.ID || e.lookups.Load() != wantLookups {
+					t.Fatalf("Index of a new index: %v %v, ID %d want %d, %d lookups want %d", created, err, c.ID, a.ID, e.lookups.Load(), wantLookups)
+				}
+			}
+
 			if e.name == "mysql" {
 				return // a plain INSERT: without the index it inserts, see the README
 			}
-			if err := db.Exec("DROP INDEX req_missing_key").Error; err != nil {
-				t.Fatal(err)
+			for _, q := range []string{"DROP INDEX req_missing_key", "DROP INDEX req_missing_key2"} {
+				if err := db.Exec(q).Error; err != nil {
+					t.Fatal(err)
+				}
 			}
 			e.lookups.Store(0)
 			_, err = idgorm.CreateOrGet(db, &ReqMissing{Request{RequestKey: "a"}}, key)
