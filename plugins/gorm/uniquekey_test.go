@@ -47,6 +47,7 @@ type (
 	ReqExpr     struct{ Request }
 	ReqPrefix   struct{ Request }
 	ReqQual     struct{ Request }
+	ReqBefore   struct{ Request }
 )
 
 // ReqTagged has its unique key from a gorm tag, which GORM's migrator names itself.
@@ -72,6 +73,7 @@ func (ReqExpr) TableName() string     { return "req_expr" }
 func (ReqPrefix) TableName() string   { return "req_prefix" }
 func (ReqTagged) TableName() string   { return "req_tagged" }
 func (ReqQual) TableName() string     { return "req_qual" }
+func (ReqBefore) TableName() string   { return "req_before" }
 
 // TestCreateOrGetUniqueKey: CreateOrGet works only on a key the database holds a unique
 // index on, exactly; otherwise it inserts nothing and says which index to create.
@@ -86,6 +88,8 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 		wantErr error    // nil: the key works
 		// wantMsg are parts of the error's message.
 		wantMsg []string
+		// existing: a row holds the key before the first CreateOrGet, which is a hit.
+		existing bool
 	}{
 		{
 			name:    "no index",
@@ -107,6 +111,13 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 			new:  func(k string) row { return &ReqRaw{Request{RequestKey: k, Tenant: "t"}} },
 			sql:  []string{"CREATE UNIQUE INDEX req_raw_key ON req_raw (request_key)"},
 			key:  []string{"RequestKey"},
+		},
+		{
+			name:     "index made by a migration, row there before the first call",
+			new:      func(k string) row { return &ReqBefore{Request{RequestKey: k, Tenant: "t"}} },
+			sql:      []string{"CREATE UNIQUE INDEX req_before_key ON req_before (request_key)"},
+			key:      []string{"RequestKey"},
+			existing: true,
 		},
 		{
 			name: "two-column key, index in another order",
@@ -240,12 +251,24 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 						return
 					}
 
-					first, created, err, n, l := call("k-1")
-					if err != nil || !created {
-						t.Fatalf("first: created %v, %v", created, err)
+					// The first call: the lookup, the insert, and on a hit the read.
+					wantCreated, wantN := true, int64(2)
+					var before row
+					if c.existing {
+						before, wantCreated, wantN = c.new("k-1"), false, 3
+						if err := db.Create(before).Error; err != nil {
+							t.Fatal(err)
+						}
 					}
-					if n != 2 || l != 1 {
-						t.Errorf("first call ran %d statements (%d lookups), want 2: the lookup and the insert", n, l)
+					first, created, err, n, l := call("k-1")
+					if err != nil || created != wantCreated {
+						t.Fatalf("first: created %v, %v; want created %v", created, err, wantCreated)
+					}
+					if before != nil && first.row().ID != before.row().ID {
+						t.Errorf("first call got ID %d, want the existing row's %d", first.row().ID, before.row().ID)
+					}
+					if n != wantN || l != 1 {
+						t.Errorf("first call ran %d statements (%d lookups), want %d with 1 lookup", n, l, wantN)
 					}
 					retry, created, err, n, l := call("k-1")
 					if err != nil || created {
