@@ -207,12 +207,14 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 						}
 					}
 					opts := append([]idgorm.Option{idgorm.Key(c.key...)}, c.opts...)
-					call := func(key string) (row, bool, error, int64, int64) {
-						r := c.new(key)
+					// call runs CreateOrGet on a new row with the key, counting statements (n)
+					// and lookups (l).
+					call := func(key string) (r row, created bool, n, l int64, err error) {
+						r = c.new(key)
 						e.statements.Store(0)
 						e.lookups.Store(0)
-						created, err := idgorm.CreateOrGet(db, r, opts...)
-						return r, created, err, e.statements.Load(), e.lookups.Load()
+						created, err = idgorm.CreateOrGet(db, r, opts...)
+						return r, created, e.statements.Load(), e.lookups.Load(), err
 					}
 					rows := func() int64 {
 						var n int64
@@ -225,7 +227,7 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 					if c.wantErr != nil {
 						// Refused every time (a refusal is not cached), with a lookup each time.
 						for range 2 {
-							_, created, err, n, l := call("k-1")
+							_, created, n, l, err := call("k-1")
 							if !errors.Is(err, c.wantErr) || created {
 								t.Fatalf("created %v, err %v; want %v", created, err, c.wantErr)
 							}
@@ -260,7 +262,7 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					first, created, err, n, l := call("k-1")
+					first, created, n, l, err := call("k-1")
 					if err != nil || created != wantCreated {
 						t.Fatalf("first: created %v, %v; want created %v", created, err, wantCreated)
 					}
@@ -270,7 +272,7 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 					if n != wantN || l != 1 {
 						t.Errorf("first call ran %d statements (%d lookups), want %d with 1 lookup", n, l, wantN)
 					}
-					retry, created, err, n, l := call("k-1")
+					retry, created, n, l, err := call("k-1")
 					if err != nil || created {
 						t.Fatalf("retry: created %v, %v", created, err)
 					}
@@ -280,7 +282,7 @@ func TestCreateOrGetUniqueKey(t *testing.T) {
 					if n != 2 || l != 0 {
 						t.Errorf("hit ran %d statements (%d lookups), want 2: insert, select", n, l)
 					}
-					if _, created, err, n, l := call("k-2"); err != nil || !created || n != 1 || l != 0 {
+					if _, created, n, l, err := call("k-2"); err != nil || !created || n != 1 || l != 0 {
 						t.Errorf("second key: created %v, %v, %d statements (%d lookups), want 1 (0)", created, err, n, l)
 					}
 					if n := rows(); n != 2 {
