@@ -47,22 +47,30 @@ type options struct {
 	index      string
 }
 
-// Key names the unique key that makes a create idempotent: field names or column names,
-// in the order of the unique index. Required.
+// Key names the unique key that makes a create idempotent: field names or column names, in
+// any order. Required. The database must have a unique index or constraint on exactly
+// these columns (see CreateOrGet).
 func Key(fields ...string) Option { return func(o *options) { o.key = append(o.key, fields...) } }
 
 // Check names fields that must hold the same values in the existing row as in the
 // caller's struct; a difference is a *MismatchError.
 func Check(fields ...string) Option { return func(o *options) { o.check = append(o.check, fields...) } }
 
-// Index names the key's unique index when its name cannot be found from the model's tags.
-// MySQL reports duplicates by index name; other databases do not need it.
+// Index names the key's unique index. It is optional: CreateOrGet finds the unique indexes
+// on exactly the key's columns in the database. When given, that lookup must find this one
+// among them, or CreateOrGet returns a *NoUniqueKeyError: a check that the migration made
+// the index the code relies on.
 func Index(name string) Option { return func(o *options) { o.index = name } }
 
 const idempotentKey = "idgen:idempotent"
 
 // CreateOrGet inserts value, a pointer to a model, unless its key already holds a row: then
 // it loads that row into value and returns created=false. See the package documentation.
+//
+// The key must have a unique index or constraint in the database on exactly its columns;
+// the first call for a table and key looks it up in the catalog, and later calls reuse
+// what it found. Without one CreateOrGet inserts nothing and returns a *NoUniqueKeyError
+// naming the index to create, or a *NoTableError when the table does not exist.
 func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err error) {
 	var o options
 	for _, opt := range opts {
@@ -88,6 +96,18 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 		return false, err
 	}
 	checkFields, err := lookup(s, o.check)
+	if err != nil {
+		return false, err
+	}
+	columns := make([]string, len(keyFields))
+	for i, f := range keyFields {
+		columns[i] = f.DBName
+	}
+	table := s.Table
+	if db.Statement.Table != "" {
+		table = db.Statement.Table // db.Table(...): the insert goes there
+	}
+	id, k, err := p.findKey(db, s.Name, table, columns, o.index)
 	if err != nil {
 		return false, err
 	}
@@ -117,9 +137,14 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 		return true, nil
 	case errors.Is(err, errHit):
 		// ON CONFLICT DO NOTHING: the key holds a row.
+	case noConflictTarget(err):
+		// The cached index is gone, or this session's search_path leads to another table:
+		// the database refused the statement, so nothing was inserted.
+		p.forget(id)
+		return false, &NoUniqueKeyError{Model: s.Name, Table: table, Columns: columns, Index: o.index, Err: err}
 	default:
 		v, ok := uniq.As(err)
-		if !ok || dialect != "mysql" || !p.sameKey(s, keyFields, o.index, v) {
+		if !ok || dialect != "mysql" || !k.recognises(table, v) {
 			return false, translate(db, uniq.Wrap(err))
 		}
 	}
@@ -187,35 +212,32 @@ func afterInsert(db *gorm.DB) {
 	}
 }
 
-// sameKey reports whether a MySQL duplicate-key violation is on the key's unique index.
-func (p *Plugin) sameKey(s *schema.Schema, keyFields []*schema.Field, index string, v *uniq.Violation) bool {
+// recognises reports whether a MySQL duplicate-key violation is on one of the key's unique
+// indexes. MySQL 8 names the table too; MariaDB only the index.
+func (k *uniqueKey) recognises(table string, v *uniq.Violation) bool {
 	if v.Constraint == "" {
 		return false
 	}
-	names := []string{}
-	if index != "" {
-		names = append(names, index)
-	}
-	for _, idx := range p.indexes(s) {
-		if idx.Class != "UNIQUE" || len(idx.Fields) != len(keyFields) {
-			continue
+	if v.Table != "" {
+		if i := strings.LastIndexByte(table, '.'); i >= 0 {
+			table = table[i+1:]
 		}
-		match := true
-		for i, f := range idx.Fields {
-			if f.Field != keyFields[i] {
-				match = false
-			}
-		}
-		if match {
-			names = append(names, idx.Name)
+		if !strings.EqualFold(v.Table, table) {
+			return false
 		}
 	}
-	if len(keyFields) == 1 && keyFields[0].Unique {
-		// GORM's migrator names a unique column's constraint uni_<table>_<column>;
-		// MySQL names an inline UNIQUE after the column.
-		names = append(names, "uni_"+s.Table+"_"+keyFields[0].DBName, keyFields[0].DBName)
+	return slices.ContainsFunc(k.names, func(n string) bool { return strings.EqualFold(n, v.Constraint) })
+}
+
+// noConflictTarget reports whether err is the database refusing ON CONFLICT (key) because
+// no unique index is on exactly those columns: PostgreSQL's SQLSTATE 42P10, SQLite's
+// message (its code is the generic SQLITE_ERROR).
+func noConflictTarget(err error) bool {
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) && pg.SQLState() == "42P10" {
+		return true
 	}
-	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, v.Constraint) })
+	return strings.Contains(err.Error(), "ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint")
 }
 
 func lookup(s *schema.Schema, names []string) ([]*schema.Field, error) {
@@ -254,20 +276,4 @@ func (shareLock) Build(b clause.Builder) { b.WriteString("LOCK IN SHARE MODE") }
 func (shareLock) MergeClause(c *clause.Clause) {
 	c.Name = "" // the clause is named FOR; this spelling has no FOR
 	c.Expression = shareLock{}
-}
-
-// indexes returns the schema's indexes, parsed once: GORM's ParseIndexes writes to the
-// schema and must not run concurrently.
-func (p *Plugin) indexes(s *schema.Schema) []*schema.Index {
-	if v, ok := p.indexCache.Load(s); ok {
-		return v.([]*schema.Index)
-	}
-	p.indexMu.Lock()
-	defer p.indexMu.Unlock()
-	if v, ok := p.indexCache.Load(s); ok {
-		return v.([]*schema.Index)
-	}
-	out := s.ParseIndexes()
-	p.indexCache.Store(s, out)
-	return out
 }

@@ -20,26 +20,29 @@ func TestCreateOrGet(t *testing.T) {
 			db := e.db.WithContext(ctx(t))
 			key := idgorm.Key("RequestID")
 
-			// New: one statement; a retry: two, the first row back, no hooks, no items.
+			// New: one statement, and the key's lookup on the first call only; a retry: two,
+			// the first row back, no hooks, no items.
 			hooks := afterCreates.Load()
 			first := Order{RequestID: "req-1", Amount: 10, Items: []Item{{SKU: "a"}}}
 			e.statements.Store(0)
+			e.lookups.Store(0)
 			created, err := idgorm.CreateOrGet(db, &first, key)
 			if err != nil || !created {
 				t.Fatalf("first: %v %v", created, err)
 			}
-			if n := e.statements.Load(); n != 2 { // the order and its item
-				t.Errorf("new create with one item ran %d statements, want 2", n)
+			if n, l := e.statements.Load(), e.lookups.Load(); n != 3 || l != 1 { // the lookup, the order, its item
+				t.Errorf("first create with one item ran %d statements (%d lookups), want 3 (1 lookup)", n, l)
 			}
 			retry := Order{RequestID: "req-1", Amount: 10, Items: []Item{{SKU: "b"}}}
 			e.statements.Store(0)
+			e.lookups.Store(0)
 			afterFirst := afterCreates.Load()
 			created, err = idgorm.CreateOrGet(db, &retry, key)
 			if err != nil || created {
 				t.Fatalf("retry: %v %v", created, err)
 			}
-			if n := e.statements.Load(); n != 2 {
-				t.Errorf("hit ran %d statements, want 2 (insert, select)", n)
+			if n, l := e.statements.Load(), e.lookups.Load(); n != 2 || l != 0 {
+				t.Errorf("hit ran %d statements (%d lookups), want 2 (insert, select)", n, l)
 			}
 			if retry.ID != first.ID || retry.No != first.No {
 				t.Errorf("retry got ID %d No %s, want the first's %d %s", retry.ID, retry.No, first.ID, first.No)
@@ -55,8 +58,9 @@ func TestCreateOrGet(t *testing.T) {
 			// Statements for a model without associations: 1 new, 2 hit.
 			u := Order{RequestID: "req-plain", Amount: 1}
 			e.statements.Store(0)
-			if created, err := idgorm.CreateOrGet(db, &u, key); err != nil || !created || e.statements.Load() != 1 {
-				t.Errorf("plain new: %v %v, %d statements", created, err, e.statements.Load())
+			e.lookups.Store(0)
+			if created, err := idgorm.CreateOrGet(db, &u, key); err != nil || !created || e.statements.Load() != 1 || e.lookups.Load() != 0 {
+				t.Errorf("plain new: %v %v, %d statements (%d lookups)", created, err, e.statements.Load(), e.lookups.Load())
 			}
 
 			// GORM's FirstOrCreate, for comparison: a query, then the insert.

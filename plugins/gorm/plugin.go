@@ -29,8 +29,7 @@ type Plugin struct {
 	cfg    Config
 	fields sync.Map // *schema.Schema -> []idField or error
 
-	indexMu    sync.Mutex
-	indexCache sync.Map // *schema.Schema -> []*schema.Index
+	keys sync.Map // keyID -> *uniqueKey: unique keys found by CreateOrGet
 }
 
 // New returns the plugin.

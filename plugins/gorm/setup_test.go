@@ -68,8 +68,12 @@ type env struct {
 	name string
 	db   *gorm.DB
 	gen  *snowflake.Generator
-	// statements counts INSERT and SELECT statements run through GORM.
+	// statements counts the statements run through GORM's create, query, row and raw
+	// processors: INSERT, SELECT, and the catalog query of CreateOrGet's key lookup.
 	statements *atomic.Int64
+	// lookups counts the statements of the row and raw processors alone, where the key
+	// lookup runs.
+	lookups *atomic.Int64
 }
 
 // databases opens every database the tests run on: SQLite always, PostgreSQL and MariaDB
@@ -106,10 +110,13 @@ func databases(t *testing.T, name string) []env {
 		if err := db.AutoMigrate(&User{}, &Order{}, &Item{}, &Note{}); err != nil {
 			t.Fatalf("%s: migrate: %v", d.name, err)
 		}
-		e := env{name: d.name, db: db, gen: gen, statements: new(atomic.Int64)}
+		e := env{name: d.name, db: db, gen: gen, statements: new(atomic.Int64), lookups: new(atomic.Int64)}
 		count := func(*gorm.DB) { e.statements.Add(1) }
+		countLookup := func(*gorm.DB) { e.statements.Add(1); e.lookups.Add(1) }
 		db.Callback().Create().Before("gorm:create").Register("test:count", count)
 		db.Callback().Query().Before("gorm:query").Register("test:count", count)
+		db.Callback().Row().Before("gorm:row").Register("test:count", countLookup)
+		db.Callback().Raw().Before("gorm:raw").Register("test:count", countLookup)
 		sqlDB, _ := db.DB()
 		t.Cleanup(func() { sqlDB.Close() })
 		out = append(out, e)
