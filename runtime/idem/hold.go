@@ -1,6 +1,7 @@
 package idem
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -14,12 +15,15 @@ import (
 // work must stop: another execution may start once the claim lapses. Nothing is stored.
 var ErrClaimLost = errors.New("idem: the claim on the key was lost while the work ran")
 
-// hold keeps a claim alive while the work under it runs: it renews the claim every lock/3
-// (retrying a failed renewal every lock/12), and cancels the work's context, with a cause
-// matching ErrClaimLost, when a renewal finds the claim taken or when the claim could
-// lapse before a renewal succeeds (lockMargin before the end of the lock, measured from
-// the start of the last claim or renewal that succeeded). Work shorter than lock/3 costs no
-// store call and no goroutine: the renewal is a timer that has not fired.
+// work is one claimed request or Once call, in one allocation: the context the work runs
+// with (cancellable, carrying its Key), the renewal state of its claim, and a context for
+// the store calls that outlives a client who went away.
+//
+// The claim is renewed every lock/3 (a failed renewal retried every lock/12) and the work
+// cancelled, with a cause matching ErrClaimLost, when a renewal finds the claim taken, or
+// when the claim could lapse before a renewal succeeds (lockMargin before the end of the
+// lock, measured from the start of the last claim or renewal that succeeded). Work shorter
+// than lock/3 costs no store call: its renewal never comes due.
 //
 // Why this keeps executions apart: a store extends a claim only for the token that holds
 // it, and another caller can take the key only after the claim's end, which is at least
@@ -27,73 +31,99 @@ var ErrClaimLost = errors.New("idem: the claim on the key was lost while the wor
 // before that moment, so a handler that honours its context has stopped when the key can
 // pass on. A handler that ignores its context can outlive its claim; nothing outside the
 // handler can stop it.
-type hold struct {
-	store      Store
-	key, token string
-	lock       time.Duration
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
+type work struct {
+	context.Context // cancelled by cancel
+	cancel          context.CancelCauseFunc
+	key             Key
+	bg              detached
+
+	store Store
+	token string
+	lock  time.Duration
 
 	mu       sync.Mutex
-	timer    *time.Timer
 	deadline time.Time // when the claim may lapse: start of the last success + lock
+	due      time.Time // when the next renewal starts
+	index    int       // in renewals.q, or -1
 	stopped  bool
 	lost     error
 }
 
+// Value implements context.Context: the Key for KeyFrom, the rest from the parent.
+func (w *work) Value(k any) any {
+	if k == (keyContext{}) {
+		return &w.key
+	}
+	return w.Context.Value(k)
+}
+
+// detached is a context with its parent's values and none of its cancellation, for the
+// store calls that must happen after a client went away.
+type detached struct{ parent context.Context }
+
+func (d *detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (d *detached) Done() <-chan struct{}       { return nil }
+func (d *detached) Err() error                  { return nil }
+func (d *detached) Value(k any) any             { return d.parent.Value(k) }
+
 // lockMargin is how long before its claim could lapse a hold gives up and cancels the work.
 func lockMargin(lock time.Duration) time.Duration { return lock / 10 }
 
-// startHold returns a hold on the claim token took on key at claimed, with the work's
-// context derived from parent.
-func startHold(parent context.Context, store Store, key, token string, lock time.Duration, claimed time.Time) *hold {
-	h := &hold{store: store, key: key, token: token, lock: lock, deadline: claimed.Add(lock)}
-	h.ctx, h.cancel = context.WithCancelCause(parent)
-	h.timer = time.AfterFunc(lock/3, h.renew)
-	return h
+// startWork returns the work under the claim token took on key at claimed, with its
+// context derived from parent, and schedules its renewals.
+func startWork(parent context.Context, store Store, key Key, token string, lock time.Duration, claimed time.Time) *work {
+	w := &work{key: key, store: store, token: token, lock: lock, deadline: claimed.Add(lock), index: -1}
+	w.Context, w.cancel = context.WithCancelCause(parent)
+	w.bg.parent = parent
+	w.due = claimed.Add(lock / 3)
+	renewals.add(w)
+	return w
 }
 
-// renew runs on the timer: one renewal, then the next timer, or the work cancelled.
-func (h *hold) renew() {
-	h.mu.Lock()
-	if h.stopped {
-		h.mu.Unlock()
+// renew runs when the renewal is due, in a goroutine of its own: one renewal, then the next
+// scheduled, or the work cancelled.
+func (w *work) renew() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
 		return
 	}
-	giveUp := h.deadline.Add(-lockMargin(h.lock))
-	h.mu.Unlock()
+	giveUp := w.deadline.Add(-lockMargin(w.lock))
+	w.mu.Unlock()
 
 	start := time.Now()
 	// The renewal must answer before the claim could lapse, or it is too late to matter.
-	ctx, cancel := context.WithDeadline(context.Background(), giveUp)
-	err := h.store.Renew(ctx, h.key, h.token, h.lock)
+	ctx, cancel := context.WithDeadline(&w.bg, giveUp)
+	err := w.store.Renew(ctx, w.key.Scoped, w.token, w.lock)
 	cancel()
 
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stopped {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
 		return
 	}
 	switch {
 	case err == nil:
-		h.deadline = start.Add(h.lock)
-		h.timer.Reset(h.lock / 3)
+		w.deadline = start.Add(w.lock)
+		w.due = start.Add(w.lock / 3)
 	case errors.Is(err, ErrNotHolder):
-		h.lose(fmt.Errorf("%w: another caller holds it", ErrClaimLost))
+		w.lose(fmt.Errorf("%w: another caller holds it", ErrClaimLost))
+		return
 	default:
 		left := time.Until(giveUp)
 		if left <= 0 {
-			h.lose(fmt.Errorf("%w: renewals failed until it could lapse: %w", ErrClaimLost, err))
+			w.lose(fmt.Errorf("%w: renewals failed until it could lapse: %w", ErrClaimLost, err))
 			return
 		}
-		h.timer.Reset(min(h.lock/12, left))
+		w.due = time.Now().Add(min(w.lock/12, left))
 	}
+	renewals.add(w)
 }
 
-// lose cancels the work with cause err; h.mu is held.
-func (h *hold) lose(err error) {
-	h.lost = err
-	h.cancel(err)
+// lose cancels the work with cause err; w.mu is held.
+func (w *work) lose(err error) {
+	w.lost = err
+	w.cancel(err)
 }
 
 // stop ends the renewals and the work's context (the work is over, as net/http ends a
@@ -101,11 +131,106 @@ func (h *hold) lose(err error) {
 // with, or nil if no renewal found it lost. A claim that lapsed without a renewal noticing
 // (the machine was suspended) is caught by the store: Complete and Release answer
 // ErrNotHolder.
-func (h *hold) stop() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.stopped = true
-	h.timer.Stop()
-	h.cancel(context.Canceled)
-	return h.lost
+func (w *work) stop() error {
+	w.mu.Lock()
+	w.stopped = true
+	w.cancel(context.Canceled)
+	lost := w.lost
+	w.mu.Unlock()
+	// Once stopped, a renewal in flight does not schedule another, so this removes the
+	// last entry.
+	renewals.remove(w)
+	return lost
+}
+
+// renewals schedules the renewals of every claim held in the process: one goroutine
+// sleeps until the earliest is due and starts it, so a claim costs a heap entry, not a
+// timer and a goroutine. It runs while claims are held, and stops after idleFor without
+// any.
+var renewals renewer
+
+const idleFor = 10 * time.Second
+
+type renewer struct {
+	mu      sync.Mutex
+	q       workQueue
+	wake    chan struct{}
+	running bool
+}
+
+func (r *renewer) add(w *work) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	heap.Push(&r.q, w)
+	if !r.running {
+		r.running = true
+		if r.wake == nil {
+			r.wake = make(chan struct{}, 1)
+		}
+		go r.loop()
+	} else if w.index == 0 {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (r *renewer) remove(w *work) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w.index >= 0 {
+		heap.Remove(&r.q, w.index)
+	}
+}
+
+func (r *renewer) loop() {
+	t := time.NewTimer(idleFor)
+	defer t.Stop()
+	idleSince := time.Now()
+	for {
+		r.mu.Lock()
+		now := time.Now()
+		for len(r.q) > 0 && !r.q[0].due.After(now) {
+			go heap.Pop(&r.q).(*work).renew()
+		}
+		next := idleFor
+		if len(r.q) > 0 {
+			next = r.q[0].due.Sub(now)
+			idleSince = now
+		} else if now.Sub(idleSince) >= idleFor {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		t.Reset(next)
+		select {
+		case <-t.C:
+		case <-r.wake:
+		}
+	}
+}
+
+// workQueue is a heap of works by due time; each knows its index.
+type workQueue []*work
+
+func (q workQueue) Len() int           { return len(q) }
+func (q workQueue) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q workQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index, q[j].index = i, j
+}
+func (q *workQueue) Push(x any) {
+	w := x.(*work)
+	w.index = len(*q)
+	*q = append(*q, w)
+}
+func (q *workQueue) Pop() any {
+	old := *q
+	w := old[len(old)-1]
+	old[len(old)-1] = nil
+	w.index = -1
+	*q = old[:len(old)-1]
+	return w
 }

@@ -3,6 +3,7 @@ package idem
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"sync"
@@ -23,9 +24,15 @@ type MemoryStore struct {
 // in use (claims arrive); Purge removes such records at once.
 const MemorySweep = time.Second
 
+// memRecord is a record as the store keeps it: a completed response's header and body in
+// one byte slice (see packResponse), so completing a key costs one allocation.
 type memRecord struct {
-	Record
-	token string
+	key, fingerprint       string
+	state                  State
+	lockedUntil, expiresAt time.Time
+	token                  string
+	status                 int
+	resp                   []byte
 }
 
 // NewMemoryStore returns an empty MemoryStore.
@@ -46,7 +53,7 @@ func (s *MemoryStore) Claim(_ context.Context, key, fingerprint string, lock tim
 		return "", r.copy(), nil
 	}
 	token := newToken()
-	s.recs[key] = &memRecord{Record: Record{Key: key, Fingerprint: fingerprint, State: InProgress, LockedUntil: now.Add(lock)}, token: token}
+	s.recs[key] = &memRecord{key: key, fingerprint: fingerprint, state: InProgress, lockedUntil: now.Add(lock), token: token}
 	return token, nil, nil
 }
 
@@ -55,12 +62,10 @@ func (s *MemoryStore) Complete(_ context.Context, key, token string, resp Respon
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
-	if !ok || r.token != token || r.State != InProgress {
+	if !ok || r.token != token || r.state != InProgress {
 		return ErrNotHolder
 	}
-	resp.Header = resp.Header.Clone()
-	resp.Body = append([]byte(nil), resp.Body...)
-	r.State, r.Response, r.ExpiresAt, r.token = Completed, &resp, s.now().Add(ttl), ""
+	r.state, r.status, r.resp, r.expiresAt, r.token = Completed, resp.Status, packResponse(resp), s.now().Add(ttl), ""
 	return nil
 }
 
@@ -69,7 +74,7 @@ func (s *MemoryStore) Release(_ context.Context, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
-	if !ok || r.token != token || r.State != InProgress {
+	if !ok || r.token != token || r.state != InProgress {
 		return ErrNotHolder
 	}
 	delete(s.recs, key)
@@ -81,10 +86,10 @@ func (s *MemoryStore) Renew(_ context.Context, key, token string, lock time.Dura
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
-	if !ok || r.token != token || r.State != InProgress {
+	if !ok || r.token != token || r.state != InProgress {
 		return ErrNotHolder
 	}
-	r.LockedUntil = s.now().Add(lock)
+	r.lockedUntil = s.now().Add(lock)
 	return nil
 }
 
@@ -119,26 +124,95 @@ func (s *MemoryStore) purge(now time.Time) int {
 }
 
 func (r *memRecord) over(now time.Time) bool {
-	if r.State == Completed {
-		return !now.Before(r.ExpiresAt)
+	if r.state == Completed {
+		return !now.Before(r.expiresAt)
 	}
-	return !now.Before(r.LockedUntil)
+	return !now.Before(r.lockedUntil)
 }
 
 func (r *memRecord) copy() *Record {
-	c := r.Record
-	if r.Response != nil {
-		resp := *r.Response
-		resp.Header = http.Header(resp.Header).Clone()
-		resp.Body = append([]byte(nil), resp.Body...)
-		c.Response = &resp
+	c := &Record{Key: r.key, Fingerprint: r.fingerprint, State: r.state, LockedUntil: r.lockedUntil}
+	if r.state == Completed {
+		c.ExpiresAt = r.expiresAt
+		c.Response = unpackResponse(r.status, r.resp)
 	}
-	return &c
+	return c
 }
 
-// newToken returns a random claim token.
+// packResponse encodes resp's header and body in one slice: per header field its name
+// and its values, each as a uvarint length and bytes, then a 0 and the body. A nil header
+// is a 1 first, an empty one a 2 (fields follow the 2).
+func packResponse(resp Response) []byte {
+	n := 1 + len(resp.Body)
+	for k, vs := range resp.Header {
+		n += 2*binary.MaxVarintLen32 + len(k)
+		for _, v := range vs {
+			n += binary.MaxVarintLen32 + len(v)
+		}
+	}
+	b := make([]byte, 0, n)
+	if resp.Header == nil {
+		b = append(b, 1)
+	} else {
+		b = append(b, 2)
+		for k, vs := range resp.Header {
+			b = binary.AppendUvarint(b, uint64(len(k))+1)
+			b = append(b, k...)
+			b = binary.AppendUvarint(b, uint64(len(vs)))
+			for _, v := range vs {
+				b = binary.AppendUvarint(b, uint64(len(v)))
+				b = append(b, v...)
+			}
+		}
+		b = append(b, 0)
+	}
+	return append(b, resp.Body...)
+}
+
+// unpackResponse decodes what packResponse encoded, into a response of its own.
+func unpackResponse(status int, b []byte) *Response {
+	resp := &Response{Status: status}
+	next := func() int {
+		n, w := binary.Uvarint(b)
+		b = b[w:]
+		return int(n)
+	}
+	str := func() string {
+		n := next()
+		s := string(b[:n])
+		b = b[n:]
+		return s
+	}
+	if b[0] == 2 {
+		b = b[1:]
+		resp.Header = http.Header{}
+		for {
+			kl := next()
+			if kl == 0 {
+				break
+			}
+			k := string(b[:kl-1])
+			b = b[kl-1:]
+			vs := make([]string, next())
+			for i := range vs {
+				vs[i] = str()
+			}
+			resp.Header[k] = vs
+		}
+	} else {
+		b = b[1:]
+	}
+	if len(b) > 0 {
+		resp.Body = append([]byte(nil), b...)
+	}
+	return resp
+}
+
+// newToken returns a random claim token: 128 bits in hex.
 func newToken() string {
 	var b [16]byte
 	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	var out [32]byte
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }

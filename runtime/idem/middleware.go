@@ -1,12 +1,10 @@
 package idem
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -182,7 +180,9 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		problem(w, http.StatusUnauthorized, "Unauthorized", "the caller could not be identified")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, m.cfg.MaxRequestBytes+1))
+	rec := m.pool.Get().(*recorder)
+	defer m.recycle(rec)
+	body, err := rec.readBody(r.Body, m.cfg.MaxRequestBytes)
 	if err != nil {
 		m.log.LogAttrs(r.Context(), slog.LevelInfo, "idem: reading the request body", slog.Any("error", err))
 		problem(w, http.StatusBadRequest, "Unreadable body", "the request body could not be read")
@@ -192,8 +192,8 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		problem(w, http.StatusRequestEntityTooLarge, "Request too large", fmt.Sprintf("request bodies above %d bytes are not accepted with an idempotency key", m.cfg.MaxRequestBytes))
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	k := &Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
+	r.Body = &rec.in
+	k := Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
 	fp := m.fingerprint(r, body)
 
 	ctx := r.Context()
@@ -206,7 +206,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			return
 		}
 		if token != "" {
-			m.run(w, r, next, k, token, claimed)
+			m.run(w, r, next, rec, k, token, claimed)
 			return
 		}
 		if held.Fingerprint != fp {
@@ -233,6 +233,17 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 }
 
+// recycle puts rec back for another request, unless it passed a response through (it
+// shares the client's header map) or grew past 64 KiB (it would pin its buffers).
+func (m *Middleware) recycle(rec *recorder) {
+	if rec.passing() || rec.body.Cap() > 64<<10 || cap(rec.inBuf) > 64<<10 {
+		return
+	}
+	rec.w = nil
+	rec.in.Reset(nil)
+	m.pool.Put(rec)
+}
+
 // unavailable answers 503 for a store that failed, and logs what failed: the client learns
 // nothing of the store.
 func (m *Middleware) unavailable(ctx context.Context, w http.ResponseWriter, doing string, err error) {
@@ -243,30 +254,23 @@ func (m *Middleware) unavailable(ctx context.Context, w http.ResponseWriter, doi
 
 // run calls the handler for the claimed key, keeping the claim while it runs, then
 // completes or releases the key and sends the response.
-func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, k *Key, token string, claimed time.Time) {
+func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, rec *recorder, k Key, token string, claimed time.Time) {
 	store := m.cfg.Store
+	wk := startWork(r.Context(), store, k, token, m.cfg.LockTimeout, claimed)
 	// The store calls below must happen even if the client went away.
-	bg := context.WithoutCancel(r.Context())
-	h := startHold(context.WithValue(r.Context(), keyContext{}, k), store, k.Scoped, token, m.cfg.LockTimeout, claimed)
-	rec := m.pool.Get().(*recorder)
+	bg := &wk.bg
 	rec.reset(w, m.cfg.MaxResponseBytes, m.warn)
 	defer func() {
 		if p := recover(); p != nil {
-			h.stop()
+			wk.stop()
 			store.Release(bg, k.Scoped, token)
 			m.watches.wake(k.Scoped)
 			panic(p)
 		}
 		m.watches.wake(k.Scoped)
-		// A recorder that passed through shares the client's header map; one that grew
-		// past 64 KiB would pin its buffer.
-		if !rec.passing() && rec.body.Cap() <= 64<<10 {
-			rec.w = nil
-			m.pool.Put(rec)
-		}
 	}()
-	next.ServeHTTP(rec, r.WithContext(h.ctx))
-	lost := h.stop()
+	next.ServeHTTP(rec, r.WithContext(wk))
+	lost := wk.stop()
 	status := rec.statusCode()
 	switch {
 	case lost != nil:
@@ -292,10 +296,9 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 			rec.header.Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
-	if rec.passing() {
-		return
+	if !rec.passing() {
+		rec.send()
 	}
-	rec.send()
 }
 
 // omitted is what a key whose response was passed through replays: the status and
@@ -311,11 +314,24 @@ func (m *Middleware) omitted(rec *recorder, status int) Response {
 		"the request was processed, but its response was too large to keep (or was streamed); it is not run again")}
 }
 
-// storedHeader keeps the response headers worth replaying.
+// notReplayed are the response headers a replay does not repeat.
+var notReplayed = []string{"Connection", "Date", "Set-Cookie", "Transfer-Encoding", WarningHeader}
+
+// storedHeader returns the response headers worth replaying: h itself when it has none of
+// notReplayed (stores copy what they keep), else a copy without them.
 func storedHeader(h http.Header) http.Header {
+	clean := true
+	for _, k := range notReplayed {
+		if _, ok := h[k]; ok {
+			clean = false
+		}
+	}
+	if clean {
+		return h
+	}
 	out := h.Clone()
-	for _, hop := range []string{"Connection", "Date", "Set-Cookie", "Transfer-Encoding", WarningHeader} {
-		out.Del(hop)
+	for _, k := range notReplayed {
+		delete(out, k)
 	}
 	return out
 }

@@ -47,17 +47,17 @@ func Once(ctx context.Context, store Store, key string, fn func(context.Context)
 		}
 		return ErrInProgress
 	}
-	bg := context.WithoutCancel(ctx)
-	h := startHold(ctx, store, key, token, opts.LockTimeout, claimed)
+	w := startWork(ctx, store, Key{Value: key, Scoped: key}, token, opts.LockTimeout, claimed)
+	bg := &w.bg
 	defer func() {
 		if p := recover(); p != nil {
-			h.stop()
+			w.stop()
 			store.Release(bg, key, token)
 			panic(p)
 		}
 	}()
-	ferr := fn(h.ctx)
-	if lost := h.stop(); lost != nil {
+	ferr := fn(w)
+	if lost := w.stop(); lost != nil {
 		return errors.Join(ferr, fmt.Errorf("idem: %q: %w", key, lost))
 	}
 	if ferr != nil {

@@ -3,10 +3,9 @@ package idem
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 )
 
 // Why a recorder stopped buffering and passed the response through.
@@ -30,6 +29,38 @@ type recorder struct {
 	limit  int
 	mode   int    // buffering, or why the response is passed through
 	warn   string // the Idempotency-Warning sent when passing through
+
+	// The request body, read once for the fingerprint and given to the handler.
+	inBuf []byte
+	in    bodyReader
+}
+
+// bodyReader is the request body the handler reads: the bytes the middleware read.
+type bodyReader struct{ bytes.Reader }
+
+// Close implements io.Closer.
+func (*bodyReader) Close() error { return nil }
+
+// readBody reads up to limit+1 bytes of body into the recorder's buffer and sets the
+// handler's reader to them.
+func (r *recorder) readBody(body io.Reader, limit int64) ([]byte, error) {
+	b := r.inBuf[:0]
+	for int64(len(b)) <= limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := body.Read(b[len(b):min(cap(b), int(limit)+1)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.inBuf = b
+	r.in.Reset(b)
+	return b, nil
 }
 
 func (r *recorder) reset(w http.ResponseWriter, limit int, warn string) {
@@ -156,9 +187,8 @@ func (r *recorder) send() {
 	for k, v := range r.header {
 		h[k] = v
 	}
-	if h.Get("Content-Length") == "" && !strings.EqualFold(h.Get("Transfer-Encoding"), "chunked") {
-		h.Set("Content-Length", strconv.Itoa(r.body.Len()))
-	}
+	// No Content-Length: net/http computes it for a body written at once that fits its
+	// buffer, and chunks a larger one.
 	r.w.WriteHeader(r.statusCode())
 	r.w.Write(r.body.Bytes())
 }
