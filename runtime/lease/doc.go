@@ -38,8 +38,12 @@
 // # Tables
 //
 // The SQL backend creates its table (default name idgen_lease) with CREATE TABLE IF NOT
-// EXISTS before its first claim. To run migrations yourself, create it beforehand
-// ([Dialect.Schema] returns the statement). PostgreSQL:
+// EXISTS before its first claim; many processes starting at once on a new database is not
+// an error (a CREATE that loses the race runs again until it finds the table). To run
+// migrations yourself, create it beforehand ([SQL.Schema] returns the statements). The
+// table name is spliced into SQL unquoted, so [NewSQL] accepts only [schema.]name parts of
+// 1 to 63 ASCII letters, digits and underscores, not starting with a digit (the rule of
+// [TableError], shared with runtime/segment and runtime/idem). PostgreSQL:
 //
 //	CREATE TABLE IF NOT EXISTS idgen_lease (
 //		worker_id       bigint      NOT NULL PRIMARY KEY,
