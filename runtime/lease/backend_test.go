@@ -194,7 +194,7 @@ func testLowestFree(t *testing.T, b Backend) {
 // in runtime/segment and runtime/idem, and the dialects.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := NewSQL(nil, Postgres, name); err != nil {
+		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -203,7 +203,7 @@ func TestNewSQL(t *testing.T) {
 			continue // DefaultTable
 		}
 		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-			_, err := NewSQL(nil, d, name)
+			_, err := NewSQL(nil, d, SQLOptions{Table: name})
 			var te *TableError
 			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
@@ -211,7 +211,7 @@ func TestNewSQL(t *testing.T) {
 		}
 	}
 	for _, d := range []Dialect{0, 9} {
-		if _, err := NewSQL(nil, d, ""); !errors.Is(err, ErrUnknownDialect) {
+		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
@@ -238,7 +238,7 @@ func TestBind(t *testing.T) {
 func TestSchema(t *testing.T) {
 	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
 		for _, table := range []string{"", "app.leases"} {
-			b, err := NewSQL(nil, d, table)
+			b, err := NewSQL(nil, d, SQLOptions{Table: table})
 			if err != nil {
 				t.Fatal(err)
 			}

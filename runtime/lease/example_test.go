@@ -28,7 +28,7 @@ func Example() {
 		panic(err)
 	}
 	defer db.Close()
-	backend, err := lease.NewSQL(db, lease.SQLite, "") // table idgen_lease, created if missing
+	backend, err := lease.NewSQL(db, lease.SQLite, lease.SQLOptions{}) // table idgen_lease, created if missing
 	if err != nil {
 		panic(err)
 	}

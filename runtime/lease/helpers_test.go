@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -55,7 +56,12 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		return NewRedis(c, tg.Prefix+ns+":"), c, nil
+		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":"})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return b, c, nil
 	}
 	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
 	if driver == "" {
@@ -66,7 +72,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(4)
-	b, err := NewSQL(db, dialect, "lease_"+ns)
+	b, err := NewSQL(db, dialect, SQLOptions{Table: "lease_" + ns})
 	if err != nil {
 		db.Close()
 		return nil, nil, err

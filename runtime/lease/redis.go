@@ -81,18 +81,25 @@ return {1}
 // and a new holder may then take an ID still in use. Run it with persistence (appendonly,
 // appendfsync always for the strictest) and without asynchronous failover, or use SQL.
 type Redis struct {
-	c    redis.Scripter
+	c    redis.UniversalClient
 	keys []string
 }
 
-// NewRedis returns a backend on the keys prefix+"holder", prefix+"expires" and
-// prefix+"last" of c (a *redis.Client, *redis.ClusterClient or *redis.Ring). An empty
-// prefix means DefaultPrefix.
-func NewRedis(c redis.Scripter, prefix string) *Redis {
+// RedisOptions configures a [Redis] backend. The zero value uses DefaultPrefix.
+type RedisOptions struct {
+	// Prefix starts the names of the keys, DefaultPrefix if empty. For Redis Cluster, give
+	// it a hash tag ("{idgen:lease}:").
+	Prefix string
+}
+
+// NewRedis returns a backend on the keys Prefix+"holder", Prefix+"expires" and
+// Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring).
+func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+	prefix := opts.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Redis{c: c, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}
+	return &Redis{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
 }
 
 // Keys returns the names of the three hashes: holder tokens, expiry times and recorded

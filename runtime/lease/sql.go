@@ -157,12 +157,20 @@ type SQL struct {
 	created bool
 }
 
-// NewSQL returns a backend on table (DefaultTable if empty) of db, which speaks dialect.
-// The table name may be qualified by a schema ("leases.idgen_lease"); a name that breaks
-// the rule of [TableError] is refused with a *TableError, an unknown dialect with an error
-// matching ErrUnknownDialect. NewSQL does not touch db, which may be nil to get only
-// [SQL.Schema].
-func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
+// SQLOptions configures an [SQL] backend. The zero value uses DefaultTable.
+type SQLOptions struct {
+	// Table is the lease table's name, DefaultTable if empty. It may be qualified by a
+	// schema ("leases.idgen_lease"); a name that breaks the rule of [TableError] is
+	// refused.
+	Table string
+}
+
+// NewSQL returns a backend on the table opts.Table of db, which speaks dialect. A table
+// name that breaks the rule of [TableError] is refused with a *TableError, an unknown
+// dialect with an error matching ErrUnknownDialect. NewSQL does not touch db, which may be
+// nil to get only [SQL.Schema].
+func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+	table := opts.Table
 	if table == "" {
 		table = DefaultTable
 	}

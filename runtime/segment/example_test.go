@@ -27,15 +27,21 @@ func Example() {
 		panic(err)
 	}
 	defer db.Close()
-	store, err := segment.NewSQL(db, segment.SQLite, "") // table idgen_segment, created if missing
+	store, err := segment.NewSQL(db, segment.SQLite, segment.SQLOptions{}) // table idgen_segment, created if missing
 	if err != nil {
 		panic(err)
 	}
 
 	ctx := context.Background()
 	opts := segment.Options{Step: 10, MinStep: 10, MaxStep: 10}
-	a := segment.New(store, "order", opts)
-	b := segment.New(store, "order", opts)
+	a, err := segment.New(store, "order", opts)
+	if err != nil {
+		panic(err)
+	}
+	b, err := segment.New(store, "order", opts)
+	if err != nil {
+		panic(err)
+	}
 	x, err := a.NextInt64(ctx) // reserves 1..10
 	if err != nil {
 		panic(err)
@@ -52,7 +58,11 @@ func Example() {
 	fmt.Println("b:", y)
 
 	// An Allocator is an idgen.Source, for the plugins and generated types.
-	var src idgen.Source = segment.New(store, "payment", opts)
+	payments, err := segment.New(store, "payment", opts)
+	if err != nil {
+		panic(err)
+	}
+	var src idgen.Source = payments
 	p, err := idgen.Next(ctx, src)
 	if err != nil {
 		panic(err)

@@ -62,7 +62,12 @@ func open(tg target) (Store, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		return NewRedis(c, tg.Prefix), c, nil
+		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c, nil
 	}
 	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
 	if driver == "" {
@@ -73,7 +78,7 @@ func open(tg target) (Store, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(8)
-	s, err := NewSQL(db, dialect, "")
+	s, err := NewSQL(db, dialect, SQLOptions{})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -90,6 +95,16 @@ func openT(t testing.TB, tg target) Store {
 	}
 	t.Cleanup(func() { c.Close() })
 	return s
+}
+
+// newT is New for a test, failing it on error.
+func newT(t testing.TB, s Store, tag string, opts Options) *Allocator {
+	t.Helper()
+	a, err := New(s, tag, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // errDown is what a flaky store returns while it is down.

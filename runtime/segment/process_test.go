@@ -72,7 +72,10 @@ func childDraw(spec childSpec) error {
 		return err
 	}
 	defer closer.Close()
-	a := New(s, spec.Tag, Options{Step: 5, MinStep: 5, MaxStep: 400, Threshold: 0.2, Target: 20 * time.Millisecond})
+	a, err := New(s, spec.Tag, Options{Step: 5, MinStep: 5, MaxStep: 400, Threshold: 0.2, Target: 20 * time.Millisecond})
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(f)
 	var line []byte
 	for ctx.Err() == nil {

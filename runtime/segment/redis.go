@@ -14,17 +14,24 @@ const DefaultPrefix = "idgen:segment:"
 // Safe for concurrent use by any number of processes. The key holds the highest ID
 // reserved; set it higher by hand to start a tag elsewhere, never lower.
 type Redis struct {
-	c      redis.Cmdable
+	c      redis.UniversalClient
 	prefix string
 }
 
-// NewRedis returns a Store on c (a Client, ClusterClient or Ring) whose keys start with
-// prefix (DefaultPrefix if empty).
-func NewRedis(c redis.Cmdable, prefix string) *Redis {
+// RedisOptions configures a [Redis] store. The zero value uses DefaultPrefix.
+type RedisOptions struct {
+	// Prefix starts the names of the keys, DefaultPrefix if empty.
+	Prefix string
+}
+
+// NewRedis returns a Store on client (a *redis.Client, *redis.ClusterClient or
+// *redis.Ring) whose keys start with opts.Prefix.
+func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+	prefix := opts.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Redis{c: c, prefix: prefix}
+	return &Redis{c: client, prefix: prefix}, nil
 }
 
 // Reserve implements Store.

@@ -103,12 +103,20 @@ type SQL struct {
 	created bool
 }
 
-// NewSQL returns a Store on table (DefaultTable if empty) in db, which speaks dialect.
-// The table is created, if missing, by the first reservation or by CreateTable. The name
-// may be qualified by a schema ("app.idgen_segment"); a name that breaks the rule of
-// [TableError] is refused with a *TableError, an unknown dialect with an error matching
-// ErrUnknownDialect. NewSQL does not touch db, which may be nil to get only [SQL.Schema].
-func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
+// SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
+type SQLOptions struct {
+	// Table is the table's name, DefaultTable if empty. It may be qualified by a schema
+	// ("app.idgen_segment"); a name that breaks the rule of [TableError] is refused.
+	Table string
+}
+
+// NewSQL returns a Store on the table opts.Table in db, which speaks dialect. The table is
+// created, if missing, by the first reservation or by CreateTable. A table name that
+// breaks the rule of [TableError] is refused with a *TableError, an unknown dialect with
+// an error matching ErrUnknownDialect. NewSQL does not touch db, which may be nil to get
+// only [SQL.Schema].
+func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+	table := opts.Table
 	if table == "" {
 		table = DefaultTable
 	}

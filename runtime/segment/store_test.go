@@ -75,7 +75,7 @@ func TestStore(t *testing.T) {
 // in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := NewSQL(nil, Postgres, name); err != nil {
+		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -84,7 +84,7 @@ func TestNewSQL(t *testing.T) {
 			continue // DefaultTable
 		}
 		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-			_, err := NewSQL(nil, d, name)
+			_, err := NewSQL(nil, d, SQLOptions{Table: name})
 			var te *TableError
 			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
@@ -92,12 +92,12 @@ func TestNewSQL(t *testing.T) {
 		}
 	}
 	for _, d := range []Dialect{0, 9} {
-		if _, err := NewSQL(nil, d, ""); !errors.Is(err, ErrUnknownDialect) {
+		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
 	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-		s, err := NewSQL(nil, d, "app.seg")
+		s, err := NewSQL(nil, d, SQLOptions{Table: "app.seg"})
 		if err != nil {
 			t.Fatal(err)
 		}
