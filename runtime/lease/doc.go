@@ -62,7 +62,11 @@
 // # Limits
 //
 //   - The store must not forget: a Redis without persistence, or a failover to a replica
-//     that missed the latest writes, can hand out an ID still in use.
+//     that missed the latest writes, can hand out an ID still in use. [NewRedis] refuses a
+//     server without the append-only file (INFO persistence: aof_enabled:1; RDB snapshots
+//     alone lose the writes since the last one), or one that refuses INFO, with a
+//     [*NotPersistentError] unless [RedisOptions.AllowNoPersistence] is set; on a
+//     *redis.ClusterClient it checks every master. Replica failover is not checked.
 //   - On SQLite, a process stopped while it holds the database's write lock (a claim or a
 //     renewal takes about a millisecond) blocks every other process's renewals until it
 //     resumes; their generators stop at their deadlines and resume after reclaiming. IDs

@@ -21,6 +21,10 @@ type target struct {
 	Kind   string // sqlite, postgres, mysql, redis
 	DSN    string
 	Prefix string
+	// Persistent says the server keeps its data (a test's own with the AOF on): the
+	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
+	// on disk, and tests on it opt in: nothing they store outlives them.
+	Persistent bool
 }
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
@@ -56,7 +60,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":"})
+		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err

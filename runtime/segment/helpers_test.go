@@ -23,6 +23,10 @@ type target struct {
 	Kind   string // sqlite, postgres, mysql, redis
 	DSN    string
 	Prefix string // Redis key prefix of this test
+	// Persistent says the server keeps its data (a test's own with the AOF on): the
+	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
+	// on disk, and tests on it opt in: nothing they store outlives them.
+	Persistent bool
 }
 
 // kinds are the stores every store test runs against, SQLite always and the others when
@@ -62,7 +66,7 @@ func open(tg target) (Store, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix})
+		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
