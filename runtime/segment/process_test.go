@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/internal/testproc"
 )
 
@@ -35,6 +37,9 @@ type childSpec struct {
 	Target target
 	Tag    string
 	IDs    string // file for ID lines
+	// Unavailable: on a *UnavailableError, count it and go on instead of failing (a store
+	// that forgot makes the Allocator refuse blocks for a while).
+	Unavailable bool
 }
 
 func TestMain(m *testing.M) {
@@ -157,11 +162,16 @@ func childDraw(spec childSpec) error {
 	}
 	w := bufio.NewWriter(f)
 	var line []byte
+	unavailable := 0
 	for ctx.Err() == nil {
 		for range 100 {
 			id, err := a.NextInt64(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
+					break
+				}
+				if spec.Unavailable && errors.Is(err, ErrUnavailable) {
+					unavailable++
 					break
 				}
 				return err
@@ -175,7 +185,8 @@ func childDraw(spec childSpec) error {
 		time.Sleep(time.Millisecond)
 	}
 	st := a.Stats()
-	fmt.Fprintf(os.Stderr, "child %d: %d blocks, %d waits, last step %d\n", os.Getpid(), st.Reserved, st.Waited, st.Step)
+	fmt.Fprintf(os.Stderr, "child %d: %d blocks, %d waits, %d failed reservations, %d unavailable, last step %d\n",
+		os.Getpid(), st.Reserved, st.Waited, st.Failed, unavailable, st.Step)
 	return w.Flush()
 }
 
@@ -292,4 +303,111 @@ func TestProcesses(t *testing.T) {
 				len(all), procs, killedAt, dups, all[len(all)-1], all[len(all)-1]-int64(len(all)), 100*float64(all[len(all)-1]-int64(len(all)))/float64(all[len(all)-1]))
 		})
 	}
+}
+
+// readIDs reads the ID lines of a draw child, stopping at a partial last line.
+func readIDs(t *testing.T, path string) []int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for line := range bytes.Lines(data) {
+		if line[len(line)-1] != '\n' {
+			break
+		}
+		id, err := strconv.ParseInt(string(line[:len(line)-1]), 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", path, line, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestRedisForgets measures what RedisOptions.AllowNoPersistence accepts: four processes
+// draw from one tag on a Redis of the test's own without persistence, opted in, and the
+// test runs FLUSHALL (what a restart without data does) while they run. Each process
+// still hands out strictly increasing IDs (its Allocator refuses blocks not above what it
+// had, and that is all this test asserts); across processes IDs repeat, and the test
+// reports how many.
+func TestRedisForgets(t *testing.T) {
+	srv := testdb.StartRedis(t)
+	tg := target{Kind: "redis", DSN: srv.URL, Prefix: "forgets:"}
+	dir := t.TempDir()
+	const procs = 4
+	var cmds []*exec.Cmd
+	var stderr []*bytes.Buffer
+	path := func(i int) string { return filepath.Join(dir, fmt.Sprintf("ids%d", i)) }
+	for i := range procs {
+		js, _ := json.Marshal(childSpec{Target: tg, Tag: "order", IDs: path(i), Unavailable: true})
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"=draw", specEnv+"="+string(js))
+		var buf bytes.Buffer
+		cmd.Stderr = &buf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, stderr = append(cmds, cmd), append(stderr, &buf)
+	}
+	defer func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+		}
+	}()
+	drawn := func(n int) func() bool {
+		return func() bool {
+			for i := range procs {
+				if len(readIDs(t, path(i))) < n {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	waitFor(t, "every process to draw 3,000 IDs", drawn(3000))
+	before := make([]int, procs)
+	for i := range procs {
+		before[i] = len(readIDs(t, path(i)))
+	}
+	if err := srv.Client().FlushAll(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every process to draw 3,000 more", func() bool {
+		for i := range procs {
+			if len(readIDs(t, path(i))) < before[i]+3000 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, c := range cmds {
+		c.Process.Signal(syscall.SIGTERM)
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("process %d: %v: %s", i, err, stderr[i])
+		}
+	}
+	count := map[int64]int{}
+	total := 0
+	for i := range procs {
+		ids := readIDs(t, path(i))
+		for j := 1; j < len(ids); j++ {
+			if ids[j] <= ids[j-1] {
+				t.Fatalf("process %d: ID %d after %d: one process repeated or went back", i, ids[j], ids[j-1])
+			}
+		}
+		for _, id := range ids {
+			count[id]++
+		}
+		total += len(ids)
+		t.Logf("process %d: %d IDs (%d before FLUSHALL), %d..%d; %s", i, len(ids), before[i], ids[0], ids[len(ids)-1], bytes.TrimSpace(stderr[i].Bytes()))
+	}
+	dups := 0
+	for _, n := range count {
+		dups += n - 1
+	}
+	t.Logf("Redis without persistence, opted in, FLUSHALL mid-run: %d IDs from %d processes, %d handed out more than once", total, procs, dups)
 }
