@@ -23,6 +23,7 @@ import (
 // "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"); without one, a step that
 // finds the database busy is retried only about 100 times over a few hundred
 // milliseconds. It is the Dialect of runtime/segment and runtime/idem too.
+// Its String method returns "postgres", "mysql" or "sqlite".
 type Dialect = sqlstore.Dialect
 
 // The dialects.
@@ -42,7 +43,8 @@ var (
 // TableError reports a table name NewSQL refuses: the name is spliced into SQL
 // unquoted, so it must be one or two dot-separated parts ("idgen_lease",
 // "app.idgen_lease"), each 1 to 63 bytes of ASCII letters, digits and underscores, not
-// starting with a digit. The same rule, and the same type, hold in runtime/segment and
+// starting with a digit. Its fields are Table, the name refused, and Reason, the part of
+// the rule it breaks. The same rule, and the same type, hold in runtime/segment and
 // runtime/idem. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
 

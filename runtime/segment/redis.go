@@ -42,9 +42,10 @@ type RedisOptions struct {
 }
 
 // NotPersistentError is returned by NewRedis for a server that may forget what it stores
-// across a restart, or whose persistence cannot be checked: Addr names the server, Reason
-// says what it reported, and the message says how to turn persistence on or opt out with
-// RedisOptions.AllowNoPersistence. It matches ErrNotPersistent, and is the type
+// across a restart, or whose persistence cannot be checked: Addr names the server (the
+// master found wanting, on a cluster), Reason says what it reported, Err is the server's
+// refusal of INFO when that is why (and is what Unwrap returns), and the message says how
+// to turn persistence on or opt out with RedisOptions.AllowNoPersistence. It matches ErrNotPersistent, and is the type
 // runtime/lease and runtime/idem return too.
 type NotPersistentError = redisdurable.Error
 

@@ -18,6 +18,7 @@ import (
 // processes). Open SQLite with a busy timeout (modernc:
 // "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)") so that processes wait for the
 // write lock instead of failing. It is the Dialect of runtime/lease and runtime/idem too.
+// Its String method returns "postgres", "mysql" or "sqlite".
 type Dialect = sqlstore.Dialect
 
 // The dialects.
@@ -37,7 +38,8 @@ var (
 // TableError reports a table name NewSQL refuses: the name is spliced into SQL
 // unquoted, so it must be one or two dot-separated parts ("idgen_segment",
 // "app.idgen_segment"), each 1 to 63 bytes of ASCII letters, digits and underscores, not
-// starting with a digit. The same rule, and the same type, hold in runtime/lease and
+// starting with a digit. Its fields are Table, the name refused, and Reason, the part of
+// the rule it breaks. The same rule, and the same type, hold in runtime/lease and
 // runtime/idem. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
 
