@@ -3,6 +3,7 @@ package testdb
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -35,5 +36,19 @@ func TestStartRedis(t *testing.T) {
 				t.Errorf("after restart: %d, %v; want no key", v, err)
 			}
 		})
+	}
+}
+
+// TestStartRedisSkip: without redis-server on PATH and without the variable, the test is
+// skipped with a message naming the variable.
+func TestStartRedisSkip(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv(RedisEnv, "")
+	r := &recorder{TB: t}
+	if s := StartRedis(r); s != nil {
+		t.Errorf("StartRedis without redis-server = %+v", s)
+	}
+	if !strings.Contains(r.skipped, RedisEnv) {
+		t.Errorf("skip message %q does not name %s", r.skipped, RedisEnv)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/idgen/idgen/internal/testdb"
 )
 
@@ -52,5 +54,32 @@ func TestRedisPersistence(t *testing.T) {
 				t.Logf("after the restart worker 0, leased for a minute, went to a second holder")
 			}
 		})
+	}
+}
+
+// TestRedisCluster: on a cluster (servers of the test's own) NewRedis checks every master,
+// and with a hash-tagged prefix the scripts run: accepted with the AOF on everywhere,
+// refused naming the one master without it.
+func TestRedisCluster(t *testing.T) {
+	ctx := context.Background()
+	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
+	defer c.Close()
+	b, err := NewRedis(ctx, c, RedisOptions{Prefix: "{idgen:lease}:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := range int64(3) {
+		if cl, err := b.Acquire(ctx, 15, NewToken(), time.Minute); err != nil || cl.Worker != want {
+			t.Fatalf("Acquire = %+v, %v; want worker %d", cl, err, want)
+		}
+	}
+	if err := nodes[2].Client().ConfigSet(ctx, "appendonly", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRedis(ctx, c, RedisOptions{Prefix: "{idgen:lease}:"})
+	var npe *NotPersistentError
+	if !errors.As(err, &npe) || npe.Addr != nodes[2].Addr {
+		t.Fatalf("NewRedis with master %s not persisting: %v", nodes[2].Addr, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/idgen/idgen/internal/testdb"
 )
 
@@ -66,4 +68,30 @@ func TestRedisPersistence(t *testing.T) {
 			t.Fatalf("Reserve after a restart = %v, %v; want [101, 200]", r, err)
 		}
 	})
+}
+
+// TestRedisCluster: on a cluster (servers of the test's own) NewRedis checks every master:
+// accepted with the AOF on everywhere, refused naming the one master without it.
+func TestRedisCluster(t *testing.T) {
+	ctx := context.Background()
+	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
+	defer c.Close()
+	s, err := NewRedis(ctx, c, RedisOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"order", "payment", "user"} { // keys in several slots
+		if r, err := s.Reserve(ctx, tag, 10); err != nil || r != (Range{1, 10}) {
+			t.Fatalf("Reserve(%s) = %v, %v", tag, r, err)
+		}
+	}
+	if err := nodes[1].Client().ConfigSet(ctx, "appendonly", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRedis(ctx, c, RedisOptions{})
+	var npe *NotPersistentError
+	if !errors.As(err, &npe) || npe.Addr != nodes[1].Addr {
+		t.Fatalf("NewRedis with master %s not persisting: %v", nodes[1].Addr, err)
+	}
 }
