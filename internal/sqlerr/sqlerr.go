@@ -1,7 +1,8 @@
 // Package sqlerr reads database drivers' errors by type and code, for the packages that
-// talk to SQL: the SQLite result code of an error, and whether an error is one that
-// running the statement again may not meet (deadlocks, serialization failures, a busy
-// SQLite file). Drivers are recognised without importing the SQLite ones.
+// talk to SQL: the SQLite result code of an error, whether an error is one that running
+// the statement again may not meet (deadlocks, serialization failures, a busy SQLite
+// file), and whether a CREATE ... IF NOT EXISTS lost a race to a concurrent one. Drivers
+// are recognised without importing the SQLite ones.
 package sqlerr
 
 import (
@@ -80,6 +81,31 @@ func Transient(err error) bool {
 		if code, ok := SQLiteCode(e); ok {
 			code &= 0xff
 			return code == 5 || code == 6
+		}
+	}
+	return false
+}
+
+// CreateRace reports an error that a CREATE TABLE or CREATE INDEX ... IF NOT EXISTS may
+// meet when another session runs the same statement at the same moment, and that running
+// it again, once the other session has committed, does not meet: any Transient error;
+// on PostgreSQL, whose IF NOT EXISTS checks the catalog before inserting into it, a
+// unique violation (23505, on pg_type's or pg_class's name index), duplicate_table
+// (42P07) or duplicate_object (42710); on MySQL, table exists (1050). Use it only for
+// DDL: for an INSERT, 23505 is a real duplicate.
+func CreateRace(err error) bool {
+	if Transient(err) {
+		return true
+	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		return my.Number == 1050
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		switch pg.SQLState() {
+		case "23505", "42P07", "42710":
+			return true
 		}
 	}
 	return false

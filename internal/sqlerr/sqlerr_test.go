@@ -71,3 +71,27 @@ func TestTransient(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateRace(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"other", io.EOF, false},
+		{"pg catalog unique", fmt.Errorf("creating: %w", &pgconn.PgError{Code: "23505", ConstraintName: "pg_type_typname_nsp_index"}), true},
+		{"pg duplicate table", &pgconn.PgError{Code: "42P07"}, true},
+		{"pg duplicate object", &pgconn.PgError{Code: "42710"}, true},
+		{"pg deadlock", &pgconn.PgError{Code: "40P01"}, true},
+		{"pg syntax", &pgconn.PgError{Code: "42601"}, false},
+		{"pg permission", &pgconn.PgError{Code: "42501"}, false},
+		{"mysql table exists", &mysql.MySQLError{Number: 1050}, true},
+		{"mysql deadlock", &mysql.MySQLError{Number: 1213}, true},
+		{"mysql syntax", &mysql.MySQLError{Number: 1064}, false},
+	} {
+		if got := CreateRace(tc.err); got != tc.want {
+			t.Errorf("%s: CreateRace = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,10 @@
 // lowercase letters, digits and underscores, so they never need quoting. The database is
 // dropped if it exists, created, and dropped again when the test ends.
 //
+// Redis tests share the server in IDGEN_TEST_REDIS_DSN under a key prefix of their own
+// (Redis), or start a redis-server of their own (StartRedis, StartRedisCluster) when they
+// need a configuration of their own (persistence on or off) or to restart or flush it.
+//
 // Without the variable the test is skipped with a message naming it; with the variable set
 // but the server unreachable the test fails, because a configured server that does not
 // answer is a broken environment, not a reason to skip.

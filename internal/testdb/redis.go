@@ -19,6 +19,10 @@ const RedisEnv = "IDGEN_TEST_REDIS_DSN"
 // Redis returns the URL in IDGEN_TEST_REDIS_DSN and a key prefix of the test's own,
 // "idgen_test:<name>:<pid>:<random>:", whose keys are deleted when the test ends. It skips
 // the test naming the variable when unset, and fails it when the server does not answer.
+// The server there may keep nothing on disk (the development machines' does not), so
+// stores that check persistence refuse it: tests on it pass AllowNoPersistence, since
+// nothing they store outlives them. Tests that need persistence, or to restart or flush
+// the server, start their own (StartRedis).
 func Redis(t testing.TB, name string) (dsn, prefix string) {
 	t.Helper()
 	if err := validName(name); err != nil {

@@ -154,14 +154,17 @@ func TestSegmentSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	sqlDB, _ := db.DB()
-	store, err := segment.NewSQL(sqlDB, segment.SQLite, "")
+	store, err := segment.NewSQL(sqlDB, segment.SQLite, segment.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := store.CreateTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	alloc := segment.New(store, "users", segment.Options{Step: 10})
+	alloc, err := segment.New(store, "users", segment.Options{Step: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
 	db.Use(idgorm.New(idgorm.Config{Source: alloc}))
 	db.AutoMigrate(&User{}, &Item{})
 	users := []User{{Email: "s1"}, {Email: "s2"}, {Email: "s3"}}

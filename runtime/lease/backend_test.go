@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/internal/sqlstore"
 )
 
 // TestBackend runs the contract every Backend keeps against each store.
@@ -188,24 +190,29 @@ func testLowestFree(t *testing.T, b Backend) {
 	}
 }
 
+// TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
+// in runtime/segment and runtime/idem, and the dialects.
 func TestNewSQL(t *testing.T) {
-	for _, tc := range []struct {
-		table string
-		d     Dialect
-		ok    bool
-	}{
-		{"", Postgres, true},
-		{"leases", MySQL, true},
-		{"app.idgen_lease", Postgres, true},
-		{"a.b.c", Postgres, false},
-		{"1lease", SQLite, false},
-		{"lease; DROP TABLE x", SQLite, false},
-		{"lease-x", SQLite, false},
-		{"idgen_lease", Dialect(9), false},
-	} {
-		_, err := NewSQL(nil, tc.d, tc.table)
-		if (err == nil) != tc.ok {
-			t.Errorf("NewSQL(%v, %q) = %v, want ok %v", tc.d, tc.table, err, tc.ok)
+	for _, name := range sqlstore.GoodTables() {
+		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
+			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
+		}
+	}
+	for _, name := range sqlstore.HostileTables() {
+		if name == "" {
+			continue // DefaultTable
+		}
+		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+			_, err := NewSQL(nil, d, SQLOptions{Table: name})
+			var te *TableError
+			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
+			}
+		}
+	}
+	for _, d := range []Dialect{0, 9} {
+		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
+			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
 }
@@ -230,15 +237,21 @@ func TestBind(t *testing.T) {
 
 func TestSchema(t *testing.T) {
 	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-		s := d.Schema("idgen_lease")
-		for _, col := range []string{"CREATE TABLE IF NOT EXISTS idgen_lease (", "worker_id", "holder", "expires_ms", "last_ms", "prev_expires_ms", "PRIMARY KEY"} {
-			if !strings.Contains(s, col) {
-				t.Errorf("%v schema lacks %q:\n%s", d, col, s)
+		for _, table := range []string{"", "app.leases"} {
+			b, err := NewSQL(nil, d, SQLOptions{Table: table})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts := b.Schema()
+			if len(stmts) != 1 {
+				t.Fatalf("%v: %d statements", d, len(stmts))
+			}
+			for _, col := range []string{"CREATE TABLE IF NOT EXISTS " + b.Table() + " (", "worker_id", "holder", "expires_ms", "last_ms", "prev_expires_ms", "PRIMARY KEY"} {
+				if !strings.Contains(stmts[0], col) {
+					t.Errorf("%v schema lacks %q:\n%s", d, col, stmts[0])
+				}
 			}
 		}
-	}
-	if Dialect(0).Schema("x") != "" || Dialect(0).String() != "Dialect(0)" {
-		t.Error("unknown dialect")
 	}
 }
 

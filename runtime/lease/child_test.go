@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/internal/testproc"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -23,7 +24,7 @@ import (
 // stringer's end-to-end test runs itself as the tool: TestMain sees childEnv and runs the
 // worker instead of the tests.
 const (
-	childEnv = "IDGEN_LEASE_CHILD" // "fleet" or "bench"
+	childEnv = "IDGEN_LEASE_CHILD" // "fleet", "bench" or "first"
 	specEnv  = "IDGEN_LEASE_SPEC"  // a childSpec in JSON
 )
 
@@ -47,6 +48,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childMain(childFleet))
 	case "bench":
 		os.Exit(childMain(childBench))
+	case "first":
+		os.Exit(childMain(childFirst))
 	}
 	fmt.Fprintln(os.Stderr, "unknown", childEnv)
 	os.Exit(2)
@@ -224,5 +227,31 @@ func childBench(spec childSpec) error {
 		}
 	}
 	fmt.Println("done", time.Since(start).Nanoseconds())
+	return nil
+}
+
+// childFirst opens the backend (no connection yet: sql.Open and redis.NewClient connect on
+// first use), waits at the group's barrier, acquires a worker ID, prints it and exits
+// holding it, so that the IDs of the group are distinct.
+func childFirst(spec childSpec) error {
+	b, closer, err := open(spec.Target, spec.NS)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	if err := testproc.Ready(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	l, err := Acquire(ctx, b, Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
+	if err != nil {
+		return err
+	}
+	w, err := l.WorkerID(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Println(w)
 	return nil
 }

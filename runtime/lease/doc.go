@@ -9,7 +9,7 @@
 // returned [*Lease] issues IDs with Next, NextContext, NextN and NextInt64, and Close
 // releases the ID on shutdown:
 //
-//	backend, err := lease.NewSQL(db, lease.Postgres, "")
+//	backend, err := lease.NewSQL(db, lease.Postgres, lease.SQLOptions{})
 //	l, err := lease.Acquire(ctx, backend, lease.Config{Layout: snowflake.Classic(), TTL: 10 * time.Second})
 //	defer l.Close(context.Background())
 //	id, err := l.Next()
@@ -38,8 +38,12 @@
 // # Tables
 //
 // The SQL backend creates its table (default name idgen_lease) with CREATE TABLE IF NOT
-// EXISTS before its first claim. To run migrations yourself, create it beforehand
-// ([Dialect.Schema] returns the statement). PostgreSQL:
+// EXISTS before its first claim; many processes starting at once on a new database is not
+// an error (a CREATE that loses the race runs again until it finds the table). To run
+// migrations yourself, create it beforehand ([SQL.Schema] returns the statements). The
+// table name is spliced into SQL unquoted, so [NewSQL] accepts only [schema.]name parts of
+// 1 to 63 ASCII letters, digits and underscores, not starting with a digit (the rule of
+// [TableError], shared with runtime/segment and runtime/idem). PostgreSQL:
 //
 //	CREATE TABLE IF NOT EXISTS idgen_lease (
 //		worker_id       bigint      NOT NULL PRIMARY KEY,
@@ -58,7 +62,11 @@
 // # Limits
 //
 //   - The store must not forget: a Redis without persistence, or a failover to a replica
-//     that missed the latest writes, can hand out an ID still in use.
+//     that missed the latest writes, can hand out an ID still in use. [NewRedis] refuses a
+//     server without the append-only file (INFO persistence: aof_enabled:1; RDB snapshots
+//     alone lose the writes since the last one), or one that refuses INFO, with a
+//     [*NotPersistentError] unless [RedisOptions.AllowNoPersistence] is set; on a
+//     *redis.ClusterClient it checks every master. Replica failover is not checked.
 //   - On SQLite, a process stopped while it holds the database's write lock (a claim or a
 //     renewal takes about a millisecond) blocks every other process's renewals until it
 //     resumes; their generators stop at their deadlines and resume after reclaiming. IDs

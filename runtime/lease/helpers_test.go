@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -20,6 +21,10 @@ type target struct {
 	Kind   string // sqlite, postgres, mysql, redis
 	DSN    string
 	Prefix string
+	// Persistent says the server keeps its data (a test's own with the AOF on): the
+	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
+	// on disk, and tests on it opt in: nothing they store outlives them.
+	Persistent bool
 }
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
@@ -55,7 +60,12 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		return NewRedis(c, tg.Prefix+ns+":"), c, nil
+		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return b, c, nil
 	}
 	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
 	if driver == "" {
@@ -66,7 +76,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(4)
-	b, err := NewSQL(db, dialect, "lease_"+ns)
+	b, err := NewSQL(db, dialect, SQLOptions{Table: "lease_" + ns})
 	if err != nil {
 		db.Close()
 		return nil, nil, err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/internal/redisdurable"
 )
 
 // DefaultPrefix starts the names of the keys a [Redis] backend uses when given no prefix.
@@ -78,21 +80,57 @@ return {1}
 //
 // A lease is only as durable as the hashes: a Redis that restarts without its data, or a
 // failover to a replica that missed the latest writes, forgets leases and recorded ticks,
-// and a new holder may then take an ID still in use. Run it with persistence (appendonly,
-// appendfsync always for the strictest) and without asynchronous failover, or use SQL.
+// and a new holder may then take an ID still in use. NewRedis refuses a server without
+// the AOF (see RedisOptions.AllowNoPersistence); run it with appendonly (appendfsync
+// always for the strictest) and without asynchronous failover, or use SQL.
 type Redis struct {
-	c    redis.Scripter
+	c    redis.UniversalClient
 	keys []string
 }
 
-// NewRedis returns a backend on the keys prefix+"holder", prefix+"expires" and
-// prefix+"last" of c (a *redis.Client, *redis.ClusterClient or *redis.Ring). An empty
-// prefix means DefaultPrefix.
-func NewRedis(c redis.Scripter, prefix string) *Redis {
+// RedisOptions configures a [Redis] backend. The zero value uses DefaultPrefix.
+type RedisOptions struct {
+	// Prefix starts the names of the keys, DefaultPrefix if empty. For Redis Cluster, give
+	// it a hash tag ("{idgen:lease}:").
+	Prefix string
+	// AllowNoPersistence skips the check NewRedis makes that the server keeps its data
+	// across a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
+	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it NewRedis refuses
+	// a server with the AOF off, even with RDB snapshots, which lose the writes since the
+	// last one, and a server that refuses INFO (managed services), with a
+	// *NotPersistentError. Set it for a server you know persists by means the check
+	// cannot see, or to accept what a server that forgets does: after a restart without its data
+	// every worker ID looks free, and a new holder may take one still in use and issue
+	// IDs its previous holder already issued.
+	AllowNoPersistence bool
+}
+
+// NotPersistentError is returned by NewRedis for a server that may forget what it stores
+// across a restart, or whose persistence cannot be checked: Addr names the server (the
+// master found wanting, on a cluster), Reason says what it reported, Err is the server's
+// refusal of INFO when that is why (and is what Unwrap returns), and the message says how
+// to turn persistence on or opt out with RedisOptions.AllowNoPersistence. It matches ErrNotPersistent, and is the type
+// runtime/segment and runtime/idem return too.
+type NotPersistentError = redisdurable.Error
+
+// ErrNotPersistent is matched by every *NotPersistentError.
+var ErrNotPersistent = redisdurable.ErrNotPersistent
+
+// NewRedis returns a backend on the keys Prefix+"holder", Prefix+"expires" and
+// Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring). Unless
+// opts.AllowNoPersistence is set, it first asks the server whether it persists its data
+// and fails with a *NotPersistentError if it may not.
+func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+	if !opts.AllowNoPersistence {
+		if err := redisdurable.Check(ctx, client); err != nil {
+			return nil, err
+		}
+	}
+	prefix := opts.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Redis{c: c, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}
+	return &Redis{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
 }
 
 // Keys returns the names of the three hashes: holder tokens, expiry times and recorded

@@ -6,58 +6,53 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/idgen/idgen/internal/sqlbind"
 	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/internal/sqlstore"
 )
 
-// Dialect is the SQL spoken by the database behind an [SQL] backend.
-type Dialect uint8
+// Dialect is the SQL spoken by the database behind an [SQL] backend: [Postgres]
+// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 8 or
+// MariaDB 10.3 or later, through go-sql-driver/mysql) or [SQLite] (3.42 or later, for
+// unixepoch('subsec'), through modernc.org/sqlite or another driver: one machine, any
+// number of processes). Open SQLite in WAL mode with a busy timeout (modernc:
+// "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"); without one, a step that
+// finds the database busy is retried only about 100 times over a few hundred
+// milliseconds. It is the Dialect of runtime/segment and runtime/idem too.
+// Its String method returns "postgres", "mysql" or "sqlite".
+type Dialect = sqlstore.Dialect
 
+// The dialects.
 const (
-	// Postgres is PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq.
-	Postgres Dialect = iota + 1
-	// MySQL is MySQL 8 or MariaDB 10.3 or later, through go-sql-driver/mysql.
-	MySQL
-	// SQLite is SQLite 3.42 or later (for unixepoch('subsec')), through modernc.org/sqlite
-	// or another driver: one machine, any number of processes. Open it in WAL mode with a
-	// busy timeout (modernc: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)");
-	// without one, a step that finds the database busy is retried only about 100 times
-	// over a few hundred milliseconds.
-	SQLite
+	Postgres = sqlstore.Postgres
+	MySQL    = sqlstore.MySQL
+	SQLite   = sqlstore.SQLite
 )
+
+var (
+	// ErrInvalidTable is matched by the *TableError of a table name NewSQL refuses.
+	ErrInvalidTable = sqlstore.ErrInvalidTable
+	// ErrUnknownDialect is matched by the error of NewSQL for a Dialect it does not know.
+	ErrUnknownDialect = sqlstore.ErrUnknownDialect
+)
+
+// TableError reports a table name NewSQL refuses: the name is spliced into SQL
+// unquoted, so it must be one or two dot-separated parts ("idgen_lease",
+// "app.idgen_lease"), each 1 to 63 bytes of ASCII letters, digits and underscores, not
+// starting with a digit. Its fields are Table, the name refused, and Reason, the part of
+// the rule it breaks. The same rule, and the same type, hold in runtime/segment and
+// runtime/idem. It matches ErrInvalidTable.
+type TableError = sqlstore.TableError
 
 // DefaultTable is the lease table an [SQL] backend uses when given no name.
 const DefaultTable = "idgen_lease"
 
-// String returns the dialect's name.
-func (d Dialect) String() string {
-	switch d {
-	case Postgres:
-		return "postgres"
-	case MySQL:
-		return "mysql"
-	case SQLite:
-		return "sqlite"
-	}
-	return "Dialect(" + strconv.Itoa(int(d)) + ")"
-}
-
-// Schema returns the statement that creates the lease table, for those who run migrations
-// themselves; the backend runs it (it is CREATE TABLE IF NOT EXISTS) before its first claim.
-// One row per worker ID ever leased:
-//
-//   - worker_id: the worker ID;
-//   - holder: the random token of the latest holder;
-//   - expires_ms: when its lease ends, Unix milliseconds of the database's clock (a release
-//     sets it to the time of the release);
-//   - last_ms: the latest tick any holder recorded issuing in, Unix milliseconds;
-//   - prev_expires_ms: expires_ms of the previous holder, kept by the claim that replaced it.
-func (d Dialect) Schema(table string) string {
+// schema returns the statement that creates table, which CheckTable accepted, in d.
+func schema(d Dialect, table string) string {
 	switch d {
 	case Postgres:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
@@ -147,8 +142,7 @@ func bind(d Dialect, table, tmpl string) sqlbind.Stmt {
 		now, greatest, least = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min"
 	}
 	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual).Replace(tmpl)
-	style := map[Dialect]sqlbind.Style{Postgres: sqlbind.Dollar, MySQL: sqlbind.Positional, SQLite: sqlbind.Numbered}[d]
-	return sqlbind.Bind(q, style)
+	return sqlstore.Bind(d, q)
 }
 
 // SQL is a Backend on a table in PostgreSQL, MySQL/MariaDB or SQLite, through
@@ -165,18 +159,28 @@ type SQL struct {
 	created bool
 }
 
-// NewSQL returns a backend on table (DefaultTable if empty) of db, which speaks dialect.
-// The table name may be qualified by a schema ("leases.idgen_lease"); it must be letters,
-// digits and underscores, so that it never needs quoting.
-func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
+// SQLOptions configures an [SQL] backend. The zero value uses DefaultTable.
+type SQLOptions struct {
+	// Table is the lease table's name, DefaultTable if empty. It may be qualified by a
+	// schema ("leases.idgen_lease"); a name that breaks the rule of [TableError] is
+	// refused.
+	Table string
+}
+
+// NewSQL returns a backend on the table opts.Table of db, which speaks dialect. A table
+// name that breaks the rule of [TableError] is refused with a *TableError, an unknown
+// dialect with an error matching ErrUnknownDialect. NewSQL does not touch db, which may be
+// nil to get only [SQL.Schema].
+func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+	table := opts.Table
 	if table == "" {
 		table = DefaultTable
 	}
-	if err := validTable(table); err != nil {
+	if err := sqlstore.CheckTable(table); err != nil {
 		return nil, err
 	}
-	if dialect < Postgres || dialect > SQLite {
-		return nil, fmt.Errorf("lease: unknown SQL dialect %v", dialect)
+	if err := sqlstore.CheckDialect(dialect); err != nil {
+		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.claim = bind(dialect, table, claimSQL)
@@ -191,50 +195,36 @@ func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
 	return s, nil
 }
 
-func validTable(table string) error {
-	parts := strings.Split(table, ".")
-	if len(parts) > 2 || len(table) > 128 {
-		return fmt.Errorf("lease: table name %q: want [schema.]name", table)
-	}
-	for _, p := range parts {
-		ok := p != "" && (p[0] < '0' || p[0] > '9')
-		for _, r := range p {
-			if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-				ok = false
-			}
-		}
-		if !ok {
-			return fmt.Errorf("lease: table name %q: want letters, digits and underscores", table)
-		}
-	}
-	return nil
-}
-
 // Table returns the name of the lease table.
 func (s *SQL) Table() string { return s.table }
 
-// CreateTable creates the lease table if it does not exist (the statement is
-// Dialect.Schema). Acquire calls it once; call it yourself to fail early.
+// Schema returns the statements that create the lease table if it does not exist (one
+// CREATE TABLE IF NOT EXISTS), for those who run migrations themselves; the backend runs
+// them before its first claim. One row per worker ID ever leased:
+//
+//   - worker_id: the worker ID;
+//   - holder: the random token of the latest holder;
+//   - expires_ms: when its lease ends, Unix milliseconds of the database's clock (a release
+//     sets it to the time of the release);
+//   - last_ms: the latest tick any holder recorded issuing in, Unix milliseconds;
+//   - prev_expires_ms: expires_ms of the previous holder, kept by the claim that replaced it.
+func (s *SQL) Schema() []string { return []string{schema(s.dialect, s.table)} }
+
+// CreateTable runs the statements of Schema. Acquire calls it once; call it yourself to
+// fail early. Many processes may call it at once on a new database: a CREATE that loses
+// the race to another (PostgreSQL fails it on a catalog index; MySQL may deadlock; SQLite
+// may be busy) is run again until it finds the table, a bounded number of times.
 func (s *SQL) CreateTable(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.created {
 		return nil
 	}
-	ddl := s.dialect.Schema(s.table)
-	var err error
-	for attempt := 0; attempt < 3; attempt++ {
-		// PostgreSQL's IF NOT EXISTS is not safe against a concurrent CREATE: the loser
-		// fails on a catalog unique index, and a second try sees the table.
-		if _, err = s.db.ExecContext(ctx, ddl); err == nil {
-			s.created = true
-			return nil
-		}
-		if ctx.Err() != nil || pause(ctx) != nil {
-			break
-		}
+	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
+		return fmt.Errorf("lease: creating table %s: %w", s.table, err)
 	}
-	return fmt.Errorf("lease: creating table %s: %w", s.table, err)
+	s.created = true
+	return nil
 }
 
 // maxAttempts bounds the claims an Acquire makes when other holders keep winning the ID it

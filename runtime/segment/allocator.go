@@ -78,11 +78,12 @@ type Allocator struct {
 }
 
 // New returns an Allocator of tag's IDs from store. It reserves nothing until the first
-// ID is asked for. It panics if tag is empty or the options are inconsistent (negative,
-// Step outside [MinStep, MaxStep], Threshold outside [0, 1)).
-func New(store Store, tag string, opts Options) *Allocator {
+// ID is asked for. It fails with an error matching ErrInvalidOptions if store is nil, tag
+// is empty or the options are inconsistent (negative, Step outside [MinStep, MaxStep],
+// Threshold outside [0, 1)).
+func New(store Store, tag string, opts Options) (*Allocator, error) {
 	if store == nil || tag == "" {
-		panic("segment: New needs a store and a tag")
+		return nil, fmt.Errorf("%w: New needs a store and a tag", ErrInvalidOptions)
 	}
 	o := opts
 	if o.Step == 0 {
@@ -117,10 +118,10 @@ func New(store Store, tag string, opts Options) *Allocator {
 	}
 	if o.MinStep <= 0 || o.Step < o.MinStep || o.MaxStep < o.Step || o.Threshold < 0 || o.Threshold >= 1 ||
 		o.Target < 0 || o.Timeout < 0 || o.Retry < 0 {
-		panic(fmt.Sprintf("segment: inconsistent options for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
-			tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry))
+		return nil, fmt.Errorf("%w for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
+			ErrInvalidOptions, tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry)
 	}
-	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}
+	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}, nil
 }
 
 // Tag returns the business tag the Allocator serves.

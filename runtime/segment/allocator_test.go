@@ -17,7 +17,7 @@ func TestConcurrent(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			s := openT(t, k.setup(t, "concurrent"))
 			opts := Options{Step: 20, MinStep: 20, MaxStep: 320, Target: 10 * time.Millisecond}
-			allocs := []*Allocator{New(s, "order", opts), New(s, "order", opts)}
+			allocs := []*Allocator{newT(t, s, "order", opts), newT(t, s, "order", opts)}
 			const goroutines, per = 8, 1000
 			ids := make([][]int64, goroutines)
 			var wg sync.WaitGroup
@@ -74,7 +74,7 @@ func TestConcurrent(t *testing.T) {
 // it is needed.
 func TestDoubleBuffer(t *testing.T) {
 	f := &flaky{Store: openT(t, sqliteTarget(t)), latency: time.Millisecond}
-	a := New(f, "order", Options{Step: 200, MinStep: 200, MaxStep: 200, Threshold: 0.2})
+	a := newT(t, f, "order", Options{Step: 200, MinStep: 200, MaxStep: 200, Threshold: 0.2})
 	ctx := context.Background()
 	var worst time.Duration
 	prev := int64(0)
@@ -119,7 +119,7 @@ func TestDoubleBuffer(t *testing.T) {
 func TestAdaptiveStep(t *testing.T) {
 	clock := newFakeClock()
 	f := &flaky{Store: openT(t, sqliteTarget(t))}
-	a := New(f, "order", Options{Step: 10, MinStep: 10, MaxStep: 80, Target: time.Minute, Now: clock.Now})
+	a := newT(t, f, "order", Options{Step: 10, MinStep: 10, MaxStep: 80, Target: time.Minute, Now: clock.Now})
 	ctx := context.Background()
 	gaps := []time.Duration{0, time.Second, time.Second, time.Second, time.Second,
 		5 * time.Minute, 5 * time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute}
@@ -152,7 +152,7 @@ func TestStoreDown(t *testing.T) {
 	clock := newFakeClock()
 	f := &flaky{Store: openT(t, sqliteTarget(t))}
 	opts := Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.5, Retry: time.Second, Now: clock.Now}
-	a := New(f, "order", opts)
+	a := newT(t, f, "order", opts)
 	ctx := context.Background()
 	var got []int64
 	draw := func(n int) error {
@@ -202,7 +202,7 @@ func TestStoreDown(t *testing.T) {
 		t.Fatalf("after recovery: %v", err)
 	}
 	// A restart loses the buffered rest of the block: a gap.
-	b := New(f, "order", opts)
+	b := newT(t, f, "order", opts)
 	id, err := b.NextInt64(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestStoreDown(t *testing.T) {
 // lost its data) is refused rather than repeating IDs.
 func TestStoreMovesBack(t *testing.T) {
 	s := openT(t, sqliteTarget(t)).(*SQL)
-	a := New(s, "order", Options{Step: 10, MinStep: 10, MaxStep: 10})
+	a := newT(t, s, "order", Options{Step: 10, MinStep: 10, MaxStep: 10})
 	ctx := context.Background()
 	if _, err := a.NextN(ctx, 10); err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestStoreMovesBack(t *testing.T) {
 }
 
 func TestNextN(t *testing.T) {
-	a := New(openT(t, sqliteTarget(t)), "order", Options{Step: 7, MinStep: 7, MaxStep: 7})
+	a := newT(t, openT(t, sqliteTarget(t)), "order", Options{Step: 7, MinStep: 7, MaxStep: 7})
 	ids, err := a.NextN(context.Background(), 30)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestNextN(t *testing.T) {
 
 func TestContextCanceled(t *testing.T) {
 	f := &flaky{Store: openT(t, sqliteTarget(t)), latency: time.Second}
-	a := New(f, "order", Options{})
+	a := newT(t, f, "order", Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	if _, err := a.NextInt64(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -266,7 +266,7 @@ func TestContextCanceled(t *testing.T) {
 	}
 }
 
-func TestNewPanics(t *testing.T) {
+func TestNewInvalid(t *testing.T) {
 	s := &flaky{}
 	for _, tc := range []struct {
 		name string
@@ -281,14 +281,12 @@ func TestNewPanics(t *testing.T) {
 		{"negative threshold", "x", Options{Threshold: -0.1}},
 		{"negative target", "x", Options{Target: -time.Second}},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: New did not panic", tc.name)
-				}
-			}()
-			New(s, tc.tag, tc.o)
-		}()
+		if a, err := New(s, tc.tag, tc.o); a != nil || !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions", tc.name, a, err)
+		}
+	}
+	if a, err := New(nil, "x", Options{}); a != nil || !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("no store: New = %v, %v; want ErrInvalidOptions", a, err)
 	}
 	// Defaults fit the bounds given.
 	for _, tc := range []struct {
@@ -300,9 +298,9 @@ func TestNewPanics(t *testing.T) {
 		{Options{MinStep: 5000}, 5000, 5000, DefaultMaxStep},
 		{Options{Step: 2_000_000}, 2_000_000, 2_000_000, 2_000_000},
 	} {
-		a := New(s, "x", tc.o)
+		a := newT(t, s, "x", tc.o)
 		if a.o.Step != tc.step || a.o.MinStep != tc.minS || a.o.MaxStep != tc.maxStep {
-			t.Errorf("New(%+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, a.o.Step, a.o.MinStep, a.o.MaxStep, tc.step, tc.minS, tc.maxStep)
+			t.Errorf("newT(t, %+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, a.o.Step, a.o.MinStep, a.o.MaxStep, tc.step, tc.minS, tc.maxStep)
 		}
 	}
 }
@@ -326,7 +324,7 @@ func (g *gated) Reserve(ctx context.Context, tag string, step int64) (Range, err
 // next block as soon as the reservation returns.
 func TestNoWaitWhileBuffered(t *testing.T) {
 	g := &gated{Store: openT(t, sqliteTarget(t)), release: make(chan struct{})}
-	a := New(g, "order", Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.2})
+	a := newT(t, g, "order", Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.2})
 	ctx := context.Background()
 	ids, err := a.NextN(ctx, 100) // the reservation of 101..200 starts and hangs
 	if err != nil || ids[99] != 100 {

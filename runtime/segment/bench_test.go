@@ -26,7 +26,7 @@ func BenchmarkNext(b *testing.B) {
 			defer c.Close()
 			ctx := context.Background()
 			b.Run("segment", func(b *testing.B) {
-				a := New(s, "segment", Options{})
+				a := newT(b, s, "segment", Options{})
 				if _, err := a.NextN(ctx, 2*DefaultStep); err != nil {
 					b.Fatal(err)
 				}
@@ -86,7 +86,7 @@ func measure(b *testing.B, next func() error) {
 // drawing from one tag on SQLite, in steady state.
 func BenchmarkParallel(b *testing.B) {
 	s := openT(b, sqliteTarget(b))
-	a := New(s, "order", Options{})
+	a := newT(b, s, "order", Options{})
 	ctx := context.Background()
 	if _, err := a.NextN(ctx, 2*DefaultStep); err != nil {
 		b.Fatal(err)

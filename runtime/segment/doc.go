@@ -11,8 +11,8 @@
 // idgen.Source, so the ORM plugins and generated types take it as they take a snowflake
 // generator:
 //
-//	store, err := segment.NewSQL(db, segment.Postgres, "") // table idgen_segment
-//	orders := segment.New(store, "order", segment.Options{Step: 1000})
+//	store, err := segment.NewSQL(db, segment.Postgres, segment.SQLOptions{}) // table idgen_segment
+//	orders, err := segment.New(store, "order", segment.Options{Step: 1000})
 //	id, err := orders.NextInt64(ctx)
 //
 // # How it works
@@ -32,7 +32,18 @@
 // whose reply was lost. Within an Allocator, IDs are handed out in increasing order, so
 // each goroutine sees its IDs increase; across processes IDs are unique but interleave by
 // block. When the store fails, callers get the buffered IDs, then a [*UnavailableError]
-// (matching [ErrUnavailable]) until a reservation succeeds again. The store must not
-// forget: a Redis without persistence, or a failover to a replica that missed writes,
-// moves the counter back and repeats IDs.
+// (matching [ErrUnavailable]) until a reservation succeeds again.
+//
+// The store must not forget: a Redis without persistence, or a failover to a replica that
+// missed writes, moves the counter back and repeats IDs. [NewRedis] therefore refuses a
+// server without the append-only file (INFO persistence: aof_enabled:1; RDB snapshots
+// alone lose the writes since the last one) with a [*NotPersistentError] unless
+// [RedisOptions.AllowNoPersistence] is set. An Allocator refuses a block not above the
+// highest it has seen, so one process never repeats its own IDs, but across processes a
+// store that forgot repeats them, and nothing in the store can prevent that.
+//
+// Many processes starting at once on a new database is not an error: the table is created
+// with CREATE TABLE IF NOT EXISTS, run again when it loses the creation race to another
+// process ([SQL.CreateTable]). Table names follow the rule of [TableError], shared with
+// runtime/lease and runtime/idem.
 package segment

@@ -5,8 +5,13 @@ import (
 	"fmt"
 )
 
-// ErrUnavailable is matched by every *UnavailableError.
-var ErrUnavailable = errors.New("segment: store unavailable")
+var (
+	// ErrUnavailable is matched by every *UnavailableError.
+	ErrUnavailable = errors.New("segment: store unavailable")
+	// ErrInvalidOptions is matched by the error of New for a missing store or tag or
+	// inconsistent Options.
+	ErrInvalidOptions = errors.New("segment: invalid options")
+)
 
 // UnavailableError is returned by an Allocator whose buffered IDs have run out while the
 // store cannot reserve a block. It matches ErrUnavailable and wraps the store's error.

@@ -3,10 +3,12 @@ package segment_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/redis/go-redis/v9"
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen"
@@ -27,15 +29,21 @@ func Example() {
 		panic(err)
 	}
 	defer db.Close()
-	store, err := segment.NewSQL(db, segment.SQLite, "") // table idgen_segment, created if missing
+	store, err := segment.NewSQL(db, segment.SQLite, segment.SQLOptions{}) // table idgen_segment, created if missing
 	if err != nil {
 		panic(err)
 	}
 
 	ctx := context.Background()
 	opts := segment.Options{Step: 10, MinStep: 10, MaxStep: 10}
-	a := segment.New(store, "order", opts)
-	b := segment.New(store, "order", opts)
+	a, err := segment.New(store, "order", opts)
+	if err != nil {
+		panic(err)
+	}
+	b, err := segment.New(store, "order", opts)
+	if err != nil {
+		panic(err)
+	}
 	x, err := a.NextInt64(ctx) // reserves 1..10
 	if err != nil {
 		panic(err)
@@ -52,7 +60,11 @@ func Example() {
 	fmt.Println("b:", y)
 
 	// An Allocator is an idgen.Source, for the plugins and generated types.
-	var src idgen.Source = segment.New(store, "payment", opts)
+	payments, err := segment.New(store, "payment", opts)
+	if err != nil {
+		panic(err)
+	}
+	var src idgen.Source = payments
 	p, err := idgen.Next(ctx, src)
 	if err != nil {
 		panic(err)
@@ -62,4 +74,26 @@ func Example() {
 	// a: 1 [2 3 4]
 	// b: 11
 	// payment: 1
+}
+
+// A Store on Redis: NewRedis refuses a server that may forget its keys (the AOF off) with
+// a *NotPersistentError, since a counter that goes back repeats IDs.
+func ExampleNewRedis() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	store, err := segment.NewRedis(ctx, client, segment.RedisOptions{}) // keys idgen:segment:<tag>
+	var npe *segment.NotPersistentError
+	if errors.As(err, &npe) {
+		fmt.Println("refused:", npe.Addr, npe.Reason)
+		return
+	}
+	if err != nil {
+		panic(err)
+	}
+	orders, err := segment.New(store, "order", segment.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(orders.NextInt64(ctx))
 }

@@ -23,6 +23,10 @@ type target struct {
 	Kind   string // sqlite, postgres, mysql, redis
 	DSN    string
 	Prefix string // Redis key prefix of this test
+	// Persistent says the server keeps its data (a test's own with the AOF on): the
+	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
+	// on disk, and tests on it opt in: nothing they store outlives them.
+	Persistent bool
 }
 
 // kinds are the stores every store test runs against, SQLite always and the others when
@@ -62,7 +66,12 @@ func open(tg target) (Store, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		return NewRedis(c, tg.Prefix), c, nil
+		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c, nil
 	}
 	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
 	if driver == "" {
@@ -73,7 +82,7 @@ func open(tg target) (Store, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(8)
-	s, err := NewSQL(db, dialect, "")
+	s, err := NewSQL(db, dialect, SQLOptions{})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -90,6 +99,16 @@ func openT(t testing.TB, tg target) Store {
 	}
 	t.Cleanup(func() { c.Close() })
 	return s
+}
+
+// newT is New for a test, failing it on error.
+func newT(t testing.TB, s Store, tag string, opts Options) *Allocator {
+	t.Helper()
+	a, err := New(s, tag, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // errDown is what a flaky store returns while it is down.

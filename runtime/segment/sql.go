@@ -5,54 +5,49 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/internal/sqlstore"
 )
 
-// Dialect is the SQL spoken by the database behind an [SQL] store.
-type Dialect uint8
+// Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]
+// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 5.7 or
+// later or MariaDB, through go-sql-driver/mysql) or [SQLite] (3.35 or later, for
+// RETURNING, through modernc.org/sqlite or another driver: one machine, any number of
+// processes). Open SQLite with a busy timeout (modernc:
+// "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)") so that processes wait for the
+// write lock instead of failing. It is the Dialect of runtime/lease and runtime/idem too.
+// Its String method returns "postgres", "mysql" or "sqlite".
+type Dialect = sqlstore.Dialect
 
+// The dialects.
 const (
-	// Postgres is PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq.
-	Postgres Dialect = iota + 1
-	// MySQL is MySQL 5.7 or later or MariaDB, through go-sql-driver/mysql.
-	MySQL
-	// SQLite is SQLite 3.35 or later (for RETURNING), through modernc.org/sqlite or another
-	// driver: one machine, any number of processes. Open it with a busy timeout
-	// (modernc: "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)") so that
-	// processes wait for the write lock instead of failing, and create the table
-	// ([SQL.CreateTable]) before starting several processes on a new file, which may
-	// otherwise see SQLITE_BUSY while the file is being set up.
-	SQLite
+	Postgres = sqlstore.Postgres
+	MySQL    = sqlstore.MySQL
+	SQLite   = sqlstore.SQLite
 )
+
+var (
+	// ErrInvalidTable is matched by the *TableError of a table name NewSQL refuses.
+	ErrInvalidTable = sqlstore.ErrInvalidTable
+	// ErrUnknownDialect is matched by the error of NewSQL for a Dialect it does not know.
+	ErrUnknownDialect = sqlstore.ErrUnknownDialect
+)
+
+// TableError reports a table name NewSQL refuses: the name is spliced into SQL
+// unquoted, so it must be one or two dot-separated parts ("idgen_segment",
+// "app.idgen_segment"), each 1 to 63 bytes of ASCII letters, digits and underscores, not
+// starting with a digit. Its fields are Table, the name refused, and Reason, the part of
+// the rule it breaks. The same rule, and the same type, hold in runtime/lease and
+// runtime/idem. It matches ErrInvalidTable.
+type TableError = sqlstore.TableError
 
 // DefaultTable is the table an [SQL] store uses when given no name.
 const DefaultTable = "idgen_segment"
 
-// String returns the dialect's name.
-func (d Dialect) String() string {
-	switch d {
-	case Postgres:
-		return "postgres"
-	case MySQL:
-		return "mysql"
-	case SQLite:
-		return "sqlite"
-	}
-	return "Dialect(" + strconv.Itoa(int(d)) + ")"
-}
-
-// Schema returns the statement that creates the table, for those who run migrations
-// themselves; an [SQL] store runs it (CREATE TABLE IF NOT EXISTS) before its first
-// reservation. One row per tag:
-//
-//   - tag: the business tag;
-//   - max_id: the highest ID reserved so far (0 for a new tag); set it higher by hand to
-//     start a tag elsewhere, never lower;
-//   - step: the size of the latest reservation, for operators;
-//   - updated_at: when the latest reservation was made.
-func (d Dialect) Schema(table string) string {
+// schema returns the statement that creates table, which CheckTable accepted, in d.
+func schema(d Dialect, table string) string {
 	switch d {
 	case Postgres:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
@@ -83,7 +78,7 @@ func (d Dialect) Schema(table string) string {
 // takes (step, tag) and, except on MySQL, returns the new max_id; on MySQL it stores it in
 // LAST_INSERT_ID, which the driver reports in the statement's result, so no second
 // statement is needed. The insertion takes (tag, step) and does nothing if the tag exists.
-func (d Dialect) statements(table string) (reserve, insert string) {
+func statements(d Dialect, table string) (reserve, insert string) {
 	switch d {
 	case Postgres:
 		return "UPDATE " + table + " SET max_id = max_id + $1, step = $1, updated_at = now() WHERE tag = $2 RETURNING max_id",
@@ -98,7 +93,7 @@ func (d Dialect) statements(table string) (reserve, insert string) {
 	return "", ""
 }
 
-// SQL is a Store on a table of tags (see [Dialect.Schema]), each reservation one UPDATE.
+// SQL is a Store on a table of tags (see [SQL.Schema]), each reservation one UPDATE.
 // Safe for concurrent use by any number of processes.
 type SQL struct {
 	db              *sql.DB
@@ -110,46 +105,59 @@ type SQL struct {
 	created bool
 }
 
-// NewSQL returns a Store on table (DefaultTable if empty) in db, which speaks dialect.
-// The table is created, if missing, by the first reservation or by CreateTable.
-func NewSQL(db *sql.DB, dialect Dialect, table string) (*SQL, error) {
+// SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
+type SQLOptions struct {
+	// Table is the table's name, DefaultTable if empty. It may be qualified by a schema
+	// ("app.idgen_segment"); a name that breaks the rule of [TableError] is refused.
+	Table string
+}
+
+// NewSQL returns a Store on the table opts.Table in db, which speaks dialect. The table is
+// created, if missing, by the first reservation or by CreateTable. A table name that
+// breaks the rule of [TableError] is refused with a *TableError, an unknown dialect with
+// an error matching ErrUnknownDialect. NewSQL does not touch db, which may be nil to get
+// only [SQL.Schema].
+func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+	table := opts.Table
 	if table == "" {
 		table = DefaultTable
 	}
-	if err := validTable(table); err != nil {
+	if err := sqlstore.CheckTable(table); err != nil {
 		return nil, err
 	}
-	if dialect.Schema(table) == "" {
-		return nil, fmt.Errorf("segment: unknown SQL dialect %v", dialect)
+	if err := sqlstore.CheckDialect(dialect); err != nil {
+		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
-	s.reserve, s.insert = dialect.statements(table)
+	s.reserve, s.insert = statements(dialect, table)
 	return s, nil
 }
 
-// validTable accepts names that need no quoting in any dialect: letters, digits and
-// underscores, optionally qualified by a schema ("app.idgen_segment").
-func validTable(name string) error {
-	for part := range strings.SplitSeq(name, ".") {
-		ok := part != "" && !('0' <= part[0] && part[0] <= '9')
-		for _, r := range part {
-			ok = ok && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_')
-		}
-		if !ok {
-			return fmt.Errorf("segment: table name %q: want letters, digits and underscores", name)
-		}
-	}
-	return nil
-}
+// Table returns the name of the table.
+func (s *SQL) Table() string { return s.table }
 
-// CreateTable creates the table if it does not exist.
+// Schema returns the statements that create the table if it does not exist (one CREATE
+// TABLE IF NOT EXISTS), for those who run migrations themselves; the store runs them
+// before its first reservation. One row per tag:
+//
+//   - tag: the business tag;
+//   - max_id: the highest ID reserved so far (0 for a new tag); set it higher by hand to
+//     start a tag elsewhere, never lower;
+//   - step: the size of the latest reservation, for operators;
+//   - updated_at: when the latest reservation was made.
+func (s *SQL) Schema() []string { return []string{schema(s.dialect, s.table)} }
+
+// CreateTable runs the statements of Schema. Reserve calls it once; call it yourself to
+// fail early. Many processes may call it at once on a new database: a CREATE that loses
+// the race to another (PostgreSQL fails it on a catalog index; MySQL may deadlock; SQLite
+// may be busy) is run again until it finds the table, a bounded number of times.
 func (s *SQL) CreateTable(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.created {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, s.dialect.Schema(s.table)); err != nil {
+	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
 		return fmt.Errorf("segment: creating table %s: %w", s.table, err)
 	}
 	s.created = true
@@ -159,8 +167,14 @@ func (s *SQL) CreateTable(ctx context.Context) error {
 // errNoRow says the tag has no row yet.
 var errNoRow = errors.New("no row")
 
+// maxAttempts bounds the runs of a reservation's statements that the database aborted
+// for contention (a deadlock, a lock wait timeout, a busy SQLite file).
+const maxAttempts = 20
+
 // Reserve implements Store: one UPDATE, preceded the first time a tag is seen by an
-// INSERT that does nothing if another process inserted it first.
+// INSERT that does nothing if another process inserted it first. A statement the database
+// aborted for contention (sqlerr.Transient: it changed nothing) is run again, at most
+// maxAttempts times.
 func (s *SQL) Reserve(ctx context.Context, tag string, step int64) (Range, error) {
 	if err := checkArgs(tag, step); err != nil {
 		return Range{}, err
@@ -168,17 +182,42 @@ func (s *SQL) Reserve(ctx context.Context, tag string, step int64) (Range, error
 	if err := s.CreateTable(ctx); err != nil {
 		return Range{}, err
 	}
-	max, err := s.update(ctx, tag, step)
+	var max int64
+	err := s.retry(ctx, func() (err error) {
+		max, err = s.update(ctx, tag, step)
+		return err
+	})
 	if errors.Is(err, errNoRow) {
-		if _, err := s.db.ExecContext(ctx, s.insert, tag, step); err != nil {
+		err = s.retry(ctx, func() error {
+			_, err := s.db.ExecContext(ctx, s.insert, tag, step)
+			return err
+		})
+		if err != nil {
 			return Range{}, fmt.Errorf("segment: inserting tag %q: %w", tag, err)
 		}
-		max, err = s.update(ctx, tag, step)
+		err = s.retry(ctx, func() (err error) {
+			max, err = s.update(ctx, tag, step)
+			return err
+		})
 	}
 	if err != nil {
 		return Range{}, fmt.Errorf("segment: reserving %d IDs of tag %q: %w", step, tag, err)
 	}
 	return Range{First: max - step + 1, Last: max}, nil
+}
+
+// retry runs fn until it returns an error other than a transient one, at most
+// maxAttempts times.
+func (s *SQL) retry(ctx context.Context, fn func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil || attempt >= maxAttempts || !sqlerr.Transient(err) {
+			return err
+		}
+		if sqlstore.Pause(ctx, attempt) != nil {
+			return err
+		}
+	}
 }
 
 // update runs the reservation, returning the new max_id or errNoRow.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/idgen/idgen/internal/sqlstore"
 )
 
 // TestStore checks every store: blocks of one tag follow each other from 1, tags are
@@ -68,24 +71,39 @@ func TestStore(t *testing.T) {
 	}
 }
 
+// TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
+// in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
 func TestNewSQL(t *testing.T) {
-	for _, tc := range []struct {
-		table string
-		ok    bool
-	}{
-		{"", true}, {"ids", true}, {"app.idgen_segment", true}, {"Seg_2", true},
-		{"2seg", false}, {"a-b", false}, {"a;drop", false}, {"a.", false}, {`"a"`, false},
-	} {
-		if _, err := NewSQL(nil, Postgres, tc.table); (err == nil) != tc.ok {
-			t.Errorf("NewSQL(%q) = %v, want ok %v", tc.table, err, tc.ok)
+	for _, name := range sqlstore.GoodTables() {
+		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
+			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
-	if _, err := NewSQL(nil, Dialect(9), ""); err == nil {
-		t.Error("NewSQL accepted an unknown dialect")
+	for _, name := range sqlstore.HostileTables() {
+		if name == "" {
+			continue // DefaultTable
+		}
+		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+			_, err := NewSQL(nil, d, SQLOptions{Table: name})
+			var te *TableError
+			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
+			}
+		}
+	}
+	for _, d := range []Dialect{0, 9} {
+		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
+			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
+		}
 	}
 	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-		if d.Schema("t") == "" || d.String() == "" {
-			t.Errorf("%v: no schema", d)
+		s, err := NewSQL(nil, d, SQLOptions{Table: "app.seg"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts := s.Schema()
+		if len(stmts) != 1 || !strings.HasPrefix(stmts[0], "CREATE TABLE IF NOT EXISTS app.seg (") || !strings.Contains(stmts[0], "max_id") {
+			t.Errorf("%v: schema %q", d, stmts)
 		}
 	}
 }
