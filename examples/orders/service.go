@@ -71,7 +71,7 @@ func (s *service) routes(ctx context.Context, sqlDB *sql.DB) (http.Handler, erro
 		return nil, err
 	}
 	// The idempotency keys live in the same database, through database/sql.
-	store, err := idem.NewSQLStore(sqlDB, "sqlite")
+	store, err := idem.NewSQL(sqlDB, idem.SQLite, idem.SQLOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -252,7 +252,7 @@ func TestClaimLost(t *testing.T) {
 // TestHoldShortWork: work shorter than LockTimeout/3 renews nothing.
 func TestHoldShortWork(t *testing.T) {
 	var renews atomic.Int64
-	s := &countingStore{Store: NewMemoryStore(), renews: &renews}
+	s := &countingStore{Store: NewMemory(), renews: &renews}
 	mw, err := New(Config{Store: s, Scope: SingleTenant})
 	if err != nil {
 		t.Fatal(err)

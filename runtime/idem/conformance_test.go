@@ -134,5 +134,5 @@ func conformance(t *testing.T, s Store, prefix string) {
 }
 
 func TestMemoryStore(t *testing.T) {
-	conformance(t, NewMemoryStore(), "")
+	conformance(t, NewMemory(), "")
 }

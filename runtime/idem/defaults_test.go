@@ -24,11 +24,11 @@ import (
 )
 
 func TestNewNeedsScope(t *testing.T) {
-	_, err := New(Config{Store: NewMemoryStore()})
+	_, err := New(Config{Store: NewMemory()})
 	if !errors.Is(err, ErrNoScope) || !strings.Contains(err.Error(), "idem.SingleTenant") {
 		t.Fatalf("New without Scope: %v, want ErrNoScope naming the fix", err)
 	}
-	if _, err := New(Config{Store: NewMemoryStore(), Scope: SingleTenant}); err != nil {
+	if _, err := New(Config{Store: NewMemory(), Scope: SingleTenant}); err != nil {
 		t.Fatalf("New with SingleTenant: %v", err)
 	}
 }
@@ -70,7 +70,7 @@ func TestKeyForms(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(201)
 	})
-	srv := newServer(t, Config{Store: NewMemoryStore(), Scope: tenantScope}, h)
+	srv := newServer(t, Config{Store: NewMemory(), Scope: tenantScope}, h)
 	if resp, _ := post(t, srv.URL, `"order-7"`, "acme", "{}"); resp.StatusCode != 201 {
 		t.Fatalf("quoted key: %d", resp.StatusCode)
 	}
@@ -89,7 +89,7 @@ func TestKeyForms(t *testing.T) {
 // order one request, and the bytes are compared without it.
 func TestFingerprintForms(t *testing.T) {
 	h := &orderHandler{}
-	srv := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant}, h)
+	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
 	post(t, srv.URL+"/a/b", "path", "", "{}")
 	if resp, _ := post(t, srv.URL+"/a%2Fb", "path", "", "{}"); resp.StatusCode != 422 {
 		t.Errorf("/a%%2Fb shared /a/b's fingerprint: %d", resp.StatusCode)
@@ -98,7 +98,7 @@ func TestFingerprintForms(t *testing.T) {
 	if resp, _ := post(t, srv.URL, "bytes", "", `{"b":[1, 2], "a":1}`); resp.StatusCode != 422 {
 		t.Errorf("other bytes without CanonicalJSON: %d", resp.StatusCode)
 	}
-	canon := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant, FingerprintBody: CanonicalJSON}, h)
+	canon := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, FingerprintBody: CanonicalJSON}, h)
 	post(t, canon.URL, "json", "", `{"a":1,"b":[1,2]}`)
 	if resp, _ := post(t, canon.URL, "json", "", "{\n  \"b\": [1, 2],\n  \"a\": 1\n}"); resp.Header.Get(ReplayedHeader) != "true" {
 		t.Errorf("same JSON, other layout: %d", resp.StatusCode)
@@ -143,7 +143,11 @@ func failingStores(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sdb.Close() })
-	ss, err := NewSQLStore(sdb, "sqlite")
+	ss, err := NewSQL(sdb, SQLite, SQLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := NewRedis(context.Background(), rc, RedisOptions{AllowNoPersistence: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +156,7 @@ func failingStores(t *testing.T) []struct {
 		store   Store
 		secrets []string
 	}{
-		{"redis", NewRedisStore(rc, ""), []string{addr, port, "dial", "refused"}},
+		{"redis", rs, []string{addr, port, "dial", "refused"}},
 		{"sqlite", ss, []string{"secret-db-name", "no-such-dir", "sqlite", "unable"}},
 	}
 	if dsn := os.Getenv(testdb.PostgresEnv); dsn != "" {
@@ -161,7 +165,7 @@ func failingStores(t *testing.T) []struct {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { pdb.Close() })
-		ps, _ := NewSQLStore(pdb, "postgres")
+		ps, _ := NewSQL(pdb, Postgres, SQLOptions{})
 		out = append(out, struct {
 			name    string
 			store   Store
@@ -208,7 +212,7 @@ func TestErrorsHideTheServer(t *testing.T) {
 	t.Run("scope", func(t *testing.T) {
 		var logs bytes.Buffer
 		secret := "session 8f3a for alice@example.com expired"
-		mw, _ := New(Config{Store: NewMemoryStore(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		mw, _ := New(Config{Store: NewMemory(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 			Scope: func(*http.Request) (string, error) { return "", errors.New(secret) }})
 		req := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader("{}"))
 		req.Header.Set("Idempotency-Key", "k1")
@@ -289,7 +293,7 @@ func TestManyWaiters(t *testing.T) {
 // TestMemoryStoreSweeps: 2,000 keys with 64 KiB responses, expired; the next claim after
 // MemorySweep removes them, and their memory is freed without calling Purge.
 func TestMemoryStoreSweeps(t *testing.T) {
-	s := NewMemoryStore()
+	s := NewMemory()
 	now := time.Now()
 	var mu sync.Mutex
 	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

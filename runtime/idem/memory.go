@@ -10,17 +10,17 @@ import (
 	"time"
 )
 
-// MemoryStore is a Store in process memory: for tests and single-instance services. It
+// Memory is a Store in process memory: for tests and single-instance services. It
 // removes records whose time is over by itself: at most once per MemorySweep, a claim
 // sweeps the map, so memory follows the live records, not every key ever seen.
-type MemoryStore struct {
+type Memory struct {
 	mu    sync.Mutex
 	recs  map[string]*memRecord
 	now   func() time.Time
 	sweep time.Time // when a claim next sweeps the map
 }
 
-// MemorySweep is the longest a MemoryStore keeps a record whose time is over while it is
+// MemorySweep is the longest a Memory store keeps a record whose time is over while it is
 // in use (claims arrive); Purge removes such records at once.
 const MemorySweep = time.Second
 
@@ -35,13 +35,13 @@ type memRecord struct {
 	resp                   []byte
 }
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() *MemoryStore {
-	return &MemoryStore{recs: map[string]*memRecord{}, now: time.Now}
+// NewMemory returns an empty Memory store.
+func NewMemory() *Memory {
+	return &Memory{recs: map[string]*memRecord{}, now: time.Now}
 }
 
 // Claim implements Store.
-func (s *MemoryStore) Claim(_ context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
+func (s *Memory) Claim(_ context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -58,7 +58,7 @@ func (s *MemoryStore) Claim(_ context.Context, key, fingerprint string, lock tim
 }
 
 // Complete implements Store.
-func (s *MemoryStore) Complete(_ context.Context, key, token string, resp Response, ttl time.Duration) error {
+func (s *Memory) Complete(_ context.Context, key, token string, resp Response, ttl time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
@@ -70,7 +70,7 @@ func (s *MemoryStore) Complete(_ context.Context, key, token string, resp Respon
 }
 
 // Release implements Store.
-func (s *MemoryStore) Release(_ context.Context, key, token string) error {
+func (s *Memory) Release(_ context.Context, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
@@ -82,7 +82,7 @@ func (s *MemoryStore) Release(_ context.Context, key, token string) error {
 }
 
 // Renew implements Store.
-func (s *MemoryStore) Renew(_ context.Context, key, token string, lock time.Duration) error {
+func (s *Memory) Renew(_ context.Context, key, token string, lock time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
@@ -94,7 +94,7 @@ func (s *MemoryStore) Renew(_ context.Context, key, token string, lock time.Dura
 }
 
 // Get implements Store.
-func (s *MemoryStore) Get(_ context.Context, key string) (*Record, error) {
+func (s *Memory) Get(_ context.Context, key string) (*Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.recs[key]
@@ -105,14 +105,14 @@ func (s *MemoryStore) Get(_ context.Context, key string) (*Record, error) {
 }
 
 // Purge implements Store.
-func (s *MemoryStore) Purge(context.Context) (int, error) {
+func (s *Memory) Purge(context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.purge(s.now()), nil
 }
 
 // purge removes the records whose time is over at now; s.mu is held.
-func (s *MemoryStore) purge(now time.Time) int {
+func (s *Memory) purge(now time.Time) int {
 	n := 0
 	for k, r := range s.recs {
 		if r.over(now) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,7 +27,7 @@ type namedStore struct {
 // stores returns every store the middleware tests and benchmarks run on: memory here, the
 // SQL and Redis stores through extraStores, which their test files append to in init.
 func stores(tb testing.TB) []namedStore {
-	out := []namedStore{{name: "memory", store: NewMemoryStore()}}
+	out := []namedStore{{name: "memory", store: NewMemory()}}
 	for _, add := range extraStores {
 		out = append(out, add(tb)...)
 	}
@@ -76,6 +77,9 @@ func (h *orderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func newServer(t *testing.T, cfg Config, h http.Handler) *httptest.Server {
 	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler) // the tests provoke errors on purpose
+	}
 	mw, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +238,7 @@ func TestMiddleware(t *testing.T) {
 
 func TestMiddlewareKeys(t *testing.T) {
 	h := &orderHandler{}
-	cfg := Config{Store: NewMemoryStore(), Scope: SingleTenant, Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
+	cfg := Config{Store: NewMemory(), Scope: SingleTenant, Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
 	srv := newServer(t, cfg, h)
 	mw, _ := New(cfg)
 	for _, tc := range []struct {
@@ -274,7 +278,7 @@ func TestMiddlewareKeys(t *testing.T) {
 	if resp := postID(srv.URL, "alias-1"); resp.StatusCode != 400 {
 		t.Errorf("X-Request-ID alone satisfied Require: %d", resp.StatusCode)
 	}
-	alias := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant, KeyHeaders: []string{"Idempotency-Key", "X-Request-ID"}}, h)
+	alias := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, KeyHeaders: []string{"Idempotency-Key", "X-Request-ID"}}, h)
 	before := h.runs.Load()
 	postID(alias.URL, "alias-1")
 	if resp := postID(alias.URL, "alias-1"); resp.StatusCode != 201 || resp.Header.Get(ReplayedHeader) != "true" || h.runs.Load() != before+1 {
@@ -293,7 +297,7 @@ func FuzzKeyHeader(f *testing.F) {
 	for _, s := range []string{"", "k", "a\x00b", strings.Repeat("x", 300), "ключ", "a\tb", "\x7f"} {
 		f.Add(s)
 	}
-	mw, _ := New(Config{Store: NewMemoryStore(), Scope: SingleTenant})
+	mw, _ := New(Config{Store: NewMemory(), Scope: SingleTenant})
 	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
 	f.Fuzz(func(t *testing.T, key string) {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))

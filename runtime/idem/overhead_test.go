@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkOverhead measures what the middleware adds to a request in process: the same
-// request through a bare handler and through the middleware on a MemoryStore, each with
+// request through a bare handler and through the middleware on a Memory, each with
 // a new key (so every request claims and completes). The difference of the two is the
 // middleware's cost per request.
 func BenchmarkOverhead(b *testing.B) {
@@ -33,7 +33,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	b.Run("bare", func(b *testing.B) { run(b, handler) })
 	b.Run("memory", func(b *testing.B) {
-		mw, err := New(Config{Store: NewMemoryStore(), Scope: SingleTenant})
+		mw, err := New(Config{Store: NewMemory(), Scope: SingleTenant})
 		if err != nil {
 			b.Fatal(err)
 		}

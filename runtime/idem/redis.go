@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/internal/redisdurable"
 )
 
-// DefaultRedisPrefix starts the names of the keys a RedisStore uses when given no prefix.
-const DefaultRedisPrefix = "idgen:idem:"
+// DefaultPrefix starts the names of the keys a [Redis] store uses when
+// RedisOptions.Prefix is empty.
+const DefaultPrefix = "idgen:idem:"
 
-// RedisGrace is how long a RedisStore's record stays in Redis after its time is over (the
+// RedisGrace is how long a Redis store's record stays in Redis after its time is over (the
 // lock of an in-progress claim, the TTL of a completed one). Claim and Get treat such a
 // record as absent from the moment its time is over; Redis deletes it RedisGrace later by
 // itself, and Purge deletes it before that.
@@ -114,7 +117,7 @@ end
 return 0
 `)
 
-// RedisStore is a Store in Redis: one hash per key, named prefix+key, and every
+// Redis is a Store in Redis: one hash per key, named prefix+key, and every
 // transition one Lua script, judged by Redis's clock. A claim takes the key only when it
 // is absent or its time is over, and returns the holder otherwise, atomically; Complete
 // and Release act only for the claim's token. Each record carries a PEXPIREAT at its time
@@ -125,24 +128,60 @@ return 0
 // failover to a replica that missed the latest writes, forgets claims and responses, and
 // a request may then run twice. Run it with persistence, and with maxmemory-policy
 // noeviction, since every record has a TTL and any volatile-* policy may evict a live
-// claim. On Redis Cluster each key is one slot, so records spread over the cluster.
-type RedisStore struct {
+// claim. NewRedis refuses a server without persistence unless told otherwise. On Redis
+// Cluster each key is one slot, so records spread over the cluster.
+type Redis struct {
 	client redis.UniversalClient
 	prefix string
 }
 
-// NewRedisStore returns a store on client whose keys start with prefix
-// (DefaultRedisPrefix if empty). Stores that share a Redis must not share a prefix unless
-// they share their keys.
-func NewRedisStore(client redis.UniversalClient, prefix string) *RedisStore {
-	if prefix == "" {
-		prefix = DefaultRedisPrefix
+// RedisOptions configures a [Redis] store. The zero value uses DefaultPrefix and
+// requires a server that persists its data.
+type RedisOptions struct {
+	// Prefix starts the names of the keys, DefaultPrefix if empty. Stores that share a
+	// Redis must not share a prefix unless they share their keys.
+	Prefix string
+	// AllowNoPersistence skips the check NewRedis makes that the server keeps its data
+	// across a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
+	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it NewRedis refuses
+	// a server with the AOF off, even with RDB snapshots (which lose the writes since the
+	// last one), and a server that refuses INFO (managed services), with a
+	// *NotPersistentError. Set it for a server you know persists by means the check cannot
+	// see, or to accept what a server that forgets does: after a restart without its data
+	// every completed key is forgotten, and a retry of any of them runs its request again.
+	AllowNoPersistence bool
+}
+
+// NotPersistentError is returned by NewRedis for a server that may forget what it stores
+// across a restart, or whose persistence cannot be checked: Addr names the server, Reason
+// says what it reported, Err is the server's refusal of INFO when that is why, and the
+// message says how to turn persistence on or opt out with RedisOptions.AllowNoPersistence.
+// It matches ErrNotPersistent, and is the type runtime/lease and runtime/segment return
+// too.
+type NotPersistentError = redisdurable.Error
+
+// ErrNotPersistent is matched by every *NotPersistentError.
+var ErrNotPersistent = redisdurable.ErrNotPersistent
+
+// NewRedis returns a store on client (a *redis.Client, *redis.ClusterClient or
+// *redis.Ring) whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set,
+// it first asks the server whether it persists its data and fails with a
+// *NotPersistentError if it may not.
+func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+	if !opts.AllowNoPersistence {
+		if err := redisdurable.Check(ctx, client); err != nil {
+			return nil, err
+		}
 	}
-	return &RedisStore{client: client, prefix: prefix}
+	prefix := opts.Prefix
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	return &Redis{client: client, prefix: prefix}, nil
 }
 
 // Claim implements Store with one script.
-func (s *RedisStore) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
+func (s *Redis) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
 	token := newToken()
 	res, err := claimLua.Run(ctx, s.client, []string{s.prefix + key}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
 	if err != nil {
@@ -159,7 +198,7 @@ func (s *RedisStore) Claim(ctx context.Context, key, fingerprint string, lock ti
 }
 
 // Complete implements Store with one script.
-func (s *RedisStore) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+func (s *Redis) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
 	args := []any{token, ceilMs(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
 	if resp.Header != nil {
 		b, err := json.Marshal(resp.Header)
@@ -172,17 +211,17 @@ func (s *RedisStore) Complete(ctx context.Context, key, token string, resp Respo
 }
 
 // Release implements Store with one script.
-func (s *RedisStore) Release(ctx context.Context, key, token string) error {
+func (s *Redis) Release(ctx context.Context, key, token string) error {
 	return s.change(ctx, "releasing", releaseLua, key, token)
 }
 
 // Renew implements Store with one script.
-func (s *RedisStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+func (s *Redis) Renew(ctx context.Context, key, token string, lock time.Duration) error {
 	return s.change(ctx, "renewing", renewLua, key, token, ceilMs(lock), RedisGrace.Milliseconds())
 }
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.
-func (s *RedisStore) change(ctx context.Context, doing string, script *redis.Script, key string, args ...any) error {
+func (s *Redis) change(ctx context.Context, doing string, script *redis.Script, key string, args ...any) error {
 	n, err := script.Run(ctx, s.client, []string{s.prefix + key}, args...).Int64()
 	switch {
 	case err != nil:
@@ -193,9 +232,9 @@ func (s *RedisStore) change(ctx context.Context, doing string, script *redis.Scr
 	return nil
 }
 
-// Get implements Store. Unlike MemoryStore and SQLStore, it returns ErrNotFound for a
+// Get implements Store. Unlike Memory and SQL, it returns ErrNotFound for a
 // record whose time is over even before it is purged.
-func (s *RedisStore) Get(ctx context.Context, key string) (*Record, error) {
+func (s *Redis) Get(ctx context.Context, key string) (*Record, error) {
 	vals, err := getLua.Run(ctx, s.client, []string{s.prefix + key}).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, ErrNotFound
@@ -216,7 +255,7 @@ func (s *RedisStore) Get(ctx context.Context, key string) (*Record, error) {
 // keyspace, so on a large Redis run it rarely, or not at all. Keys under the prefix
 // include those of a store whose prefix extends it ("a:" and "a:b:"); their records are
 // judged the same way.
-func (s *RedisStore) Purge(ctx context.Context) (int, error) {
+func (s *Redis) Purge(ctx context.Context) (int, error) {
 	var n atomic.Int64
 	purge := func(ctx context.Context, c redis.Cmdable) error {
 		if err := purgeLua.Load(ctx, c).Err(); err != nil {

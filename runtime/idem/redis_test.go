@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,15 +40,72 @@ func init() {
 		open := func(tb testing.TB) (Store, func()) {
 			c := redis.NewClient(c.Options())
 			tb.Cleanup(func() { c.Close() })
-			return NewRedisStore(c, prefix), func() { c.Close() }
+			return sharedRedis(tb, c, prefix), func() { c.Close() }
 		}
-		return []namedStore{{name: "redis", store: NewRedisStore(c, prefix), open: open}}
+		return []namedStore{{name: "redis", store: sharedRedis(tb, c, prefix), open: open}}
 	})
+}
+
+// sharedRedis returns a store on the tests' shared Redis, which keeps nothing on disk:
+// tests opt in explicitly (TestRedisPersistence shows the refusal).
+func sharedRedis(tb testing.TB, c *redis.Client, prefix string) *Redis {
+	tb.Helper()
+	s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: prefix, AllowNoPersistence: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// TestRedisPersistence: against servers the test starts, NewRedis refuses one without
+// persistence (and with RDB snapshots only) with a *NotPersistentError naming the opt-in,
+// works with the opt-in, and works against an AOF server, whose completed keys survive a
+// restart.
+func TestRedisPersistence(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"none", nil, false},
+		{"rdb only", []string{"--save", "3600 1"}, false},
+		{"aof", []string{"--appendonly", "yes", "--appendfsync", "always"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testdb.StartRedis(t, tc.args...)
+			c := srv.Client()
+			_, err := NewRedis(ctx, c, RedisOptions{})
+			var npe *NotPersistentError
+			if tc.ok != (err == nil) || !tc.ok && (!errors.As(err, &npe) || !errors.Is(err, ErrNotPersistent) || !strings.Contains(err.Error(), "AllowNoPersistence")) {
+				t.Fatalf("NewRedis: %v", err)
+			}
+			s, err := NewRedis(ctx, c, RedisOptions{AllowNoPersistence: !tc.ok})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok, _, err := s.Claim(ctx, "k", "fp", time.Minute)
+			if err == nil {
+				err = s.Complete(ctx, "k", tok, Response{Status: 201, Body: []byte("done")}, time.Hour)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Restart()
+			rec, err := s.Get(ctx, "k")
+			if tc.ok && (err != nil || rec.State != Completed || string(rec.Response.Body) != "done") {
+				t.Errorf("after a restart with AOF: %+v %v", rec, err)
+			}
+			if !tc.ok && !errors.Is(err, ErrNotFound) {
+				t.Errorf("after a restart without persistence the key is %+v %v; the test expected it gone", rec, err)
+			}
+		})
+	}
 }
 
 func TestRedisStore(t *testing.T) {
 	c, prefix := redisClient(t)
-	s := NewRedisStore(c, prefix)
+	s := sharedRedis(t, c, prefix)
 	conformance(t, s, "")
 
 	ctx := context.Background()
@@ -108,7 +166,7 @@ func TestRedisStore(t *testing.T) {
 	t.Run("two processes", func(t *testing.T) {
 		// Two clients with their own pools and stores, one prefix.
 		c2, _ := redisClient(t)
-		stores := []*RedisStore{s, NewRedisStore(c2, s.prefix)}
+		stores := []*Redis{s, sharedRedis(t, c2, s.prefix)}
 		const callers = 50
 		tokens := make([]string, callers)
 		var wg sync.WaitGroup
@@ -152,12 +210,17 @@ func TestGlobEscape(t *testing.T) {
 	}
 }
 
-// ExampleNewRedisStore needs a Redis, so it is compiled and not run.
-func ExampleNewRedisStore() {
+// ExampleNewRedis needs a Redis with persistence (appendonly yes), so it is compiled and
+// not run.
+func ExampleNewRedis() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	store := NewRedisStore(client, "orders:idem:")
 	ctx := context.Background()
+	store, err := NewRedis(ctx, client, RedisOptions{Prefix: "orders:idem:"})
+	if err != nil {
+		fmt.Println(err) // a *NotPersistentError for a Redis that would forget
+		return
+	}
 	token, held, err := store.Claim(ctx, "tenant-1:order-42", "fingerprint", time.Minute)
 	switch {
 	case err != nil:

@@ -6,30 +6,50 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/idgen/idgen/internal/sqlbind"
 	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/internal/sqlstore"
 )
 
-// DefaultSQLTable is the table an SQLStore uses when given no WithSQLTable option.
-const DefaultSQLTable = "idgen_idempotency"
+// Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]
+// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 8 or
+// MariaDB 10.3 or later, through go-sql-driver/mysql) or [SQLite] (3.35 or later, for
+// RETURNING). It is the Dialect of runtime/lease and runtime/segment too; its String
+// method returns "postgres", "mysql" or "sqlite".
+type Dialect = sqlstore.Dialect
 
-// MaxSQLKeyLen is the longest key, in bytes, an SQLStore keeps: the key column is the
+// The dialects.
+const (
+	Postgres = sqlstore.Postgres
+	MySQL    = sqlstore.MySQL
+	SQLite   = sqlstore.SQLite
+)
+
+// TableError reports a table name NewSQL refuses: the name is spliced into SQL unquoted,
+// so it must be one or two dot-separated parts ("idgen_idempotency",
+// "app.idgen_idempotency"), each 1 to 63 bytes of ASCII letters, digits and underscores,
+// not starting with a digit. The same rule, and the same type, hold in runtime/lease and
+// runtime/segment. It matches ErrInvalidTable.
+type TableError = sqlstore.TableError
+
+// DefaultTable is the table an [SQL] store uses when SQLOptions.Table is empty.
+const DefaultTable = "idgen_idempotency"
+
+// MaxSQLKeyLen is the longest key, in bytes, an SQL store keeps: the key column is the
 // primary key, and 512 bytes fit every index the three databases build.
 const MaxSQLKeyLen = 512
 
 var (
-	// ErrUnknownDialect is returned by NewSQLStore for a dialect other than "postgres",
-	// "mysql" and "sqlite".
-	ErrUnknownDialect = errors.New("idem: unknown SQL dialect")
-	// ErrInvalidTable is returned by NewSQLStore for a table name that would need quoting.
-	ErrInvalidTable = errors.New("idem: invalid table name")
+	// ErrUnknownDialect is matched by the error of NewSQL for a Dialect it does not know.
+	ErrUnknownDialect = sqlstore.ErrUnknownDialect
+	// ErrInvalidTable is matched by the *TableError of a table name NewSQL refuses.
+	ErrInvalidTable = sqlstore.ErrInvalidTable
 )
 
-// KeyTooLongError is returned by an SQLStore given a key longer than MaxSQLKeyLen bytes.
+// KeyTooLongError is returned by an SQL store given a key longer than MaxSQLKeyLen bytes.
 type KeyTooLongError struct {
 	Len int // the key's length in bytes
 	Max int // the longest key the store keeps
@@ -40,17 +60,14 @@ func (e *KeyTooLongError) Error() string {
 	return fmt.Sprintf("idem: key of %d bytes; the store keeps at most %d", e.Len, e.Max)
 }
 
-// SQLOption configures an SQLStore.
-type SQLOption func(*SQLStore)
-
-// WithSQLTable makes the store use table instead of DefaultSQLTable. The name may be
-// qualified by a schema ("app.idempotency"); it must be letters, digits and underscores,
-// so that it never needs quoting.
-func WithSQLTable(table string) SQLOption {
-	return func(s *SQLStore) { s.table = table }
+// SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
+type SQLOptions struct {
+	// Table is the table of keys, DefaultTable if empty; it may be qualified by a schema
+	// ("app.idempotency") and must follow the rule of TableError.
+	Table string
 }
 
-// SQLStore is a Store on one table of PostgreSQL, MySQL/MariaDB or SQLite, through
+// SQL is a Store on one table of PostgreSQL, MySQL/MariaDB or SQLite, through
 // database/sql. Every transition is one statement: a claim is one upsert that takes the key
 // only when it is absent or its time is over, followed by a SELECT of the holder when it
 // did not take it; Complete and Release are one UPDATE and one DELETE conditioned on the
@@ -59,7 +76,7 @@ func WithSQLTable(table string) SQLOption {
 //
 // Times are Unix milliseconds from the clock of the process calling the store, so the
 // clocks of the processes sharing a table must agree (NTP): a clock ahead by d takes over
-// in-progress claims d early. Get, like MemoryStore's, returns records whose time is
+// in-progress claims d early. Get, like Memory's, returns records whose time is
 // over until Purge removes them; Claim treats them as absent.
 //
 // Call CreateTable once at start, or run the statements of Schema in your migrations.
@@ -67,34 +84,34 @@ func WithSQLTable(table string) SQLOption {
 // SQLite rather than retry here: with modernc.org/sqlite,
 // "file:app.db?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)". Without either,
 // many concurrent claims can starve each other of the file lock past the retries.
-type SQLStore struct {
+type SQL struct {
 	db      *sql.DB
-	dialect string
+	dialect Dialect
 	table   string
 	now     func() time.Time
 
 	claim, get, complete, renew, release, purge sqlbind.Stmt
 }
 
-// NewSQLStore returns a store on db, which speaks dialect: "postgres" (PostgreSQL 9.5 or
-// later, through pgx's stdlib driver or lib/pq), "mysql" (MySQL 8 or MariaDB 10.3 or
-// later, through go-sql-driver/mysql) or "sqlite" (SQLite 3.35 or later, for RETURNING).
-// It does not touch the database.
-func NewSQLStore(db *sql.DB, dialect string, opts ...SQLOption) (*SQLStore, error) {
-	s := &SQLStore{db: db, dialect: dialect, table: DefaultSQLTable, now: time.Now}
-	for _, o := range opts {
-		o(s)
+// NewSQL returns a store on db, which speaks dialect, in the table opts names. It does
+// not touch the database (db may be nil to get the Schema): call CreateTable, or run the
+// statements of Schema in your migrations.
+func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+	if err := sqlstore.CheckDialect(dialect); err != nil {
+		return nil, fmt.Errorf("idem: %w", err)
 	}
-	switch dialect {
-	case "postgres", "sqlite":
-		s.claim = s.bind(claimSQL)
-	case "mysql":
-		s.claim = s.bind(claimMySQL)
-	default:
-		return nil, fmt.Errorf("%w %q: want \"postgres\", \"mysql\" or \"sqlite\"", ErrUnknownDialect, dialect)
+	table := opts.Table
+	if table == "" {
+		table = DefaultTable
 	}
-	if err := validTable(s.table); err != nil {
+	if err := sqlstore.CheckTable(table); err != nil {
 		return nil, err
+	}
+	s := &SQL{db: db, dialect: dialect, table: table, now: time.Now}
+	if dialect == MySQL {
+		s.claim = s.bind(claimMySQL)
+	} else {
+		s.claim = s.bind(claimSQL)
 	}
 	s.get = s.bind(getSQL)
 	s.complete = s.bind(completeSQL)
@@ -102,21 +119,6 @@ func NewSQLStore(db *sql.DB, dialect string, opts ...SQLOption) (*SQLStore, erro
 	s.release = s.bind(releaseSQL)
 	s.purge = s.bind(purgeSQL)
 	return s, nil
-}
-
-func validTable(table string) error {
-	parts := strings.Split(table, ".")
-	ok := len(parts) <= 2 && len(table) <= 128
-	for _, p := range parts {
-		ok = ok && p != "" && (p[0] < '0' || p[0] > '9')
-		for _, r := range p {
-			ok = ok && (r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
-		}
-	}
-	if !ok {
-		return fmt.Errorf("%w %q: want [schema.]name of letters, digits and underscores", ErrInvalidTable, table)
-	}
-	return nil
 }
 
 // Schema returns the statements that create the store's table and its index if they do
@@ -179,19 +181,19 @@ func validTable(table string) error {
 //     it, Unix milliseconds: locked_until while in progress, the end of the TTL once
 //     completed, so that one indexed column serves both;
 //   - status, header (a JSON object of http.Header), body: the response, once completed.
-func (s *SQLStore) Schema() []string {
+func (s *SQL) Schema() []string {
 	idx := s.table + "_expires_at"
 	on := s.table
 	if i := strings.IndexByte(s.table, '.'); i >= 0 {
 		switch s.dialect {
-		case "postgres": // an index lives in its table's schema and is named without it
+		case Postgres: // an index lives in its table's schema and is named without it
 			idx = s.table[i+1:] + "_expires_at"
-		case "sqlite": // the schema qualifies the index, and the table is named without it
+		case SQLite: // the schema qualifies the index, and the table is named without it
 			on = s.table[i+1:]
 		}
 	}
 	switch s.dialect {
-	case "postgres":
+	case Postgres:
 		return []string{
 			"CREATE TABLE IF NOT EXISTS " + s.table + ` (
 	key          bytea    NOT NULL PRIMARY KEY,
@@ -206,7 +208,7 @@ func (s *SQLStore) Schema() []string {
 )`,
 			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
 		}
-	case "mysql":
+	case MySQL:
 		if i := strings.IndexByte(idx, '.'); i >= 0 {
 			idx = idx[i+1:]
 		}
@@ -241,23 +243,11 @@ func (s *SQLStore) Schema() []string {
 }
 
 // CreateTable runs the statements of Schema: it creates the table and its index if they
-// do not exist.
-func (s *SQLStore) CreateTable(ctx context.Context) error {
-	for _, ddl := range s.Schema() {
-		var err error
-		for attempt := 0; attempt < 3; attempt++ {
-			// PostgreSQL's IF NOT EXISTS does not hold against a concurrent CREATE: the
-			// loser fails on a catalog unique index, and a second try sees the table.
-			if _, err = s.db.ExecContext(ctx, ddl); err == nil || ctx.Err() != nil {
-				break
-			}
-			if pause(ctx, attempt) != nil {
-				break
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("idem: creating table %s: %w", s.table, err)
-		}
+// do not exist, safely when many processes start at once on a new database (a statement
+// that lost the creation race to another process is run again).
+func (s *SQL) CreateTable(ctx context.Context) error {
+	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
+		return fmt.Errorf("idem: creating table %s: %w", s.table, err)
 	}
 	return nil
 }
@@ -311,12 +301,12 @@ const (
 )
 
 // bind expands tmpl for the store's dialect and table.
-func (s *SQLStore) bind(tmpl string) sqlbind.Stmt {
+func (s *SQL) bind(tmpl string) sqlbind.Stmt {
 	key, style := "key", sqlbind.Dollar
 	switch s.dialect {
-	case "mysql":
+	case MySQL:
 		key, style = "`key`", sqlbind.Positional
-	case "sqlite":
+	case SQLite:
 		style = sqlbind.Numbered
 	}
 	return sqlbind.Bind(strings.NewReplacer("{t}", s.table, "{key}", key).Replace(tmpl), style)
@@ -332,7 +322,7 @@ const maxVanished = 100
 // always), one SELECT reads the row: it is ours if it carries our token, and otherwise
 // the holder's. A holder gone before the SELECT (it released, or Purge removed it) makes
 // the claim start again.
-func (s *SQLStore) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
+func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
 	if err := checkKey(key); err != nil {
 		return "", nil, err
 	}
@@ -342,7 +332,7 @@ func (s *SQLStore) Claim(ctx context.Context, key, fingerprint string, lock time
 		args := s.claim.Args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
 		won := false
 		err := s.retry(ctx, func() error {
-			if s.dialect == "mysql" {
+			if s.dialect == MySQL {
 				_, err := s.db.ExecContext(ctx, s.claim.Query, args...)
 				return err
 			}
@@ -375,7 +365,7 @@ func (s *SQLStore) Claim(ctx context.Context, key, fingerprint string, lock time
 }
 
 // Complete implements Store with one UPDATE conditioned on the token and the state.
-func (s *SQLStore) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+func (s *SQL) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
@@ -392,7 +382,7 @@ func (s *SQLStore) Complete(ctx context.Context, key, token string, resp Respons
 }
 
 // Release implements Store with one DELETE conditioned on the token and the state.
-func (s *SQLStore) Release(ctx context.Context, key, token string) error {
+func (s *SQL) Release(ctx context.Context, key, token string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
@@ -402,12 +392,12 @@ func (s *SQLStore) Release(ctx context.Context, key, token string) error {
 // Renew implements Store with one UPDATE conditioned on the token and the state. MySQL
 // counts only rows whose values changed, so where it counts none (a renewal within the
 // millisecond of the previous one) the row is read to tell that from a lost claim.
-func (s *SQLStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+func (s *SQL) Renew(ctx context.Context, key, token string, lock time.Duration) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
 	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, toMs(s.now(), lock)))
-	if errors.Is(err, ErrNotHolder) && s.dialect == "mysql" {
+	if errors.Is(err, ErrNotHolder) && s.dialect == MySQL {
 		rec, holder, rerr := s.read(ctx, key)
 		if rerr == nil && holder == token && rec.State == InProgress {
 			return nil
@@ -419,7 +409,7 @@ func (s *SQLStore) Renew(ctx context.Context, key, token string, lock time.Durat
 // change runs a statement that changes the row of a claim, and returns ErrNotHolder when
 // it changed nothing. (Both statements change state or remove the row, so even MySQL,
 // which counts only rows whose values changed, counts the row.)
-func (s *SQLStore) change(ctx context.Context, doing, q string, args []any) error {
+func (s *SQL) change(ctx context.Context, doing, q string, args []any) error {
 	var n int64
 	err := s.retry(ctx, func() error {
 		res, err := s.db.ExecContext(ctx, q, args...)
@@ -439,7 +429,7 @@ func (s *SQLStore) change(ctx context.Context, doing, q string, args []any) erro
 }
 
 // Get implements Store. It returns records whose time is over until Purge removes them.
-func (s *SQLStore) Get(ctx context.Context, key string) (*Record, error) {
+func (s *SQL) Get(ctx context.Context, key string) (*Record, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -448,7 +438,7 @@ func (s *SQLStore) Get(ctx context.Context, key string) (*Record, error) {
 }
 
 // read returns the record of key and its token, or ErrNotFound.
-func (s *SQLStore) read(ctx context.Context, key string) (*Record, string, error) {
+func (s *SQL) read(ctx context.Context, key string) (*Record, string, error) {
 	var (
 		fp             []byte
 		state          int64
@@ -482,7 +472,7 @@ func (s *SQLStore) read(ctx context.Context, key string) (*Record, string, error
 }
 
 // Purge implements Store with one DELETE of the rows whose expires_at is past.
-func (s *SQLStore) Purge(ctx context.Context) (int, error) {
+func (s *SQL) Purge(ctx context.Context) (int, error) {
 	var n int64
 	err := s.retry(ctx, func() error {
 		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(toMs(s.now(), 0))...)
@@ -520,7 +510,7 @@ const retryFor = 5 * time.Second
 // retry runs fn until it succeeds, fails for a reason other than contention, or has been
 // retried for retryFor. Every statement it runs is a single statement in its own
 // transaction, so a run that failed left nothing behind.
-func (s *SQLStore) retry(ctx context.Context, fn func() error) error {
+func (s *SQL) retry(ctx context.Context, fn func() error) error {
 	var deadline time.Time
 	for attempt := 0; ; attempt++ {
 		err := fn()
@@ -532,21 +522,8 @@ func (s *SQLStore) retry(ctx context.Context, fn func() error) error {
 		} else if time.Now().After(deadline) {
 			return err
 		}
-		if perr := pause(ctx, attempt); perr != nil {
+		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
 			return err
 		}
-	}
-}
-
-// pause sleeps 1 ms and a random part of up to 2^attempt ms (at most 32 ms), so that
-// contenders spread out rather than retry in lockstep.
-func pause(ctx context.Context, attempt int) error {
-	t := time.NewTimer(time.Duration(1+rand.N(int64(1)<<min(attempt, 5))) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -15,21 +15,23 @@ import (
 
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
+	"github.com/idgen/idgen/internal/sqlstore"
 	"github.com/idgen/idgen/internal/testdb"
 )
 
-// sqlBackend is one database an SQLStore is tested on.
+// sqlBackend is one database an SQL store is tested on.
 type sqlBackend struct {
 	name, driver string
+	dialect      Dialect
 	env          string // the variable naming the server; "" for SQLite, always run
 	// dsn returns a DSN for a fresh database, named after name on a server.
 	dsn func(tb testing.TB, name string) string
 }
 
 var sqlBackends = []sqlBackend{
-	{name: "postgres", driver: "pgx", env: testdb.PostgresEnv, dsn: testdb.Postgres},
-	{name: "mysql", driver: "mysql", env: testdb.MySQLEnv, dsn: testdb.MySQL},
-	{name: "sqlite", driver: "sqlite", dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
+	{name: "postgres", driver: "pgx", dialect: Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
+	{name: "mysql", driver: "mysql", dialect: MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
+	{name: "sqlite", driver: "sqlite", dialect: SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
 }
 
 // open returns a handle on the database at dsn, closed when the test ends: one process's
@@ -50,9 +52,13 @@ func (b sqlBackend) open(tb testing.TB, dsn string) *sql.DB {
 }
 
 // store returns a store on db with its table created.
-func (b sqlBackend) store(tb testing.TB, db *sql.DB, opts ...SQLOption) *SQLStore {
+func (b sqlBackend) store(tb testing.TB, db *sql.DB, opts ...SQLOptions) *SQL {
 	tb.Helper()
-	s, err := NewSQLStore(db, b.name, opts...)
+	var o SQLOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	s, err := NewSQL(db, b.dialect, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +102,7 @@ func TestSQLStore(t *testing.T) {
 			t.Run("two processes", func(t *testing.T) {
 				// Two handles with their own pools and stores: what two processes sharing
 				// the table do. A second table, so the rows conformance left do not count.
-				opt := WithSQLTable("idem_two")
+				opt := SQLOptions{Table: "idem_two"}
 				sqlTwoProcesses(t, b.store(t, b.open(t, dsn), opt), b.store(t, b.open(t, dsn), opt))
 			})
 		})
@@ -113,7 +119,7 @@ func TestSQLStoreBusy(t *testing.T) {
 
 // sqlRoundTrip checks that keys are bytes compared exactly and that responses come back
 // as they were stored.
-func sqlRoundTrip(t *testing.T, s *SQLStore) {
+func sqlRoundTrip(t *testing.T, s *SQL) {
 	ctx := context.Background()
 	keys := []string{"Case", "case", "CASE ", "nul\x00inside", "\xff\xfe not UTF-8", "é", strings.Repeat("k", MaxSQLKeyLen)}
 	tokens := map[string]string{}
@@ -157,9 +163,9 @@ func sqlRoundTrip(t *testing.T, s *SQLStore) {
 
 // sqlTwoProcesses races 50 claims through two stores on one table: on an absent key, on a
 // key whose claim timed out, and on a key whose response expired. One claim wins each.
-func sqlTwoProcesses(t *testing.T, a, b *SQLStore) {
+func sqlTwoProcesses(t *testing.T, a, b *SQL) {
 	ctx := context.Background()
-	stores := []*SQLStore{a, b}
+	stores := []*SQL{a, b}
 	prepare := map[string]func(key string){
 		"absent": func(string) {},
 		"lock timed out": func(key string) {
@@ -276,31 +282,23 @@ func TestSQLStoreClock(t *testing.T) {
 	}
 }
 
-func TestNewSQLStore(t *testing.T) {
+func TestNewSQL(t *testing.T) {
 	for _, tc := range []struct {
-		dialect, table string
-		err            error
-		schema         []string // a fragment of each statement
+		dialect Dialect
+		table   string
+		err     error
+		schema  []string // a fragment of each statement
 	}{
-		{"postgres", "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
-		{"postgres", "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
-		{"mysql", "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
-		{"sqlite", "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
-		{"sqlite3", "", ErrUnknownDialect, nil},
-		{"", "", ErrUnknownDialect, nil},
-		{"postgres", "idem; DROP TABLE x", ErrInvalidTable, nil},
-		{"postgres", "a.b.c", ErrInvalidTable, nil},
-		{"postgres", "1idem", ErrInvalidTable, nil},
-		{"postgres", "app.", ErrInvalidTable, nil},
-		{"mysql", "`idem`", ErrInvalidTable, nil},
+		{Postgres, "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
+		{Postgres, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
+		{MySQL, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
+		{SQLite, "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
+		{Dialect(9), "", ErrUnknownDialect, nil},
+		{0, "", ErrUnknownDialect, nil},
 	} {
-		var opts []SQLOption
-		if tc.table != "" {
-			opts = append(opts, WithSQLTable(tc.table))
-		}
-		s, err := NewSQLStore(nil, tc.dialect, opts...)
+		s, err := NewSQL(nil, tc.dialect, SQLOptions{Table: tc.table})
 		if !errors.Is(err, tc.err) {
-			t.Errorf("NewSQLStore(%q, %q): %v, want %v", tc.dialect, tc.table, err, tc.err)
+			t.Errorf("NewSQL(%v, %q): %v, want %v", tc.dialect, tc.table, err, tc.err)
 			continue
 		}
 		if err != nil {
@@ -317,15 +315,36 @@ func TestNewSQLStore(t *testing.T) {
 			}
 		}
 	}
+	// The table rule of runtime/lease and runtime/segment, on the cases they share.
+	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+		for _, name := range sqlstore.HostileTables() {
+			if name == "" {
+				continue // SQLOptions' zero value: DefaultTable
+			}
+			_, err := NewSQL(nil, d, SQLOptions{Table: name})
+			var te *TableError
+			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidTable) {
+				t.Errorf("NewSQL(%v, %q): %v, want a *TableError", d, name, err)
+			}
+		}
+		for _, name := range sqlstore.GoodTables() {
+			if _, err := NewSQL(nil, d, SQLOptions{Table: name}); err != nil {
+				t.Errorf("NewSQL(%v, %q): %v", d, name, err)
+			}
+		}
+	}
 }
 
 func TestSQLBind(t *testing.T) {
-	for _, tc := range []struct{ dialect, tmpl, want string }{
-		{"postgres", "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
-		{"sqlite", "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
-		{"mysql", "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
+	for _, tc := range []struct {
+		dialect    Dialect
+		tmpl, want string
+	}{
+		{Postgres, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
+		{SQLite, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
+		{MySQL, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
 	} {
-		s, err := NewSQLStore(nil, tc.dialect)
+		s, err := NewSQL(nil, tc.dialect, SQLOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,20 +356,20 @@ func TestSQLBind(t *testing.T) {
 		for i := range args {
 			args[i] = i + 1
 		}
-		if got := fmt.Sprint(st.Args(args...)); tc.dialect == "mysql" && got != "[1 2 1 10]" {
+		if got := fmt.Sprint(st.Args(args...)); tc.dialect == MySQL && got != "[1 2 1 10]" {
 			t.Errorf("mysql arguments %s, want [1 2 1 10]", got)
 		}
 	}
 }
 
-func ExampleNewSQLStore() {
+func ExampleNewSQL() {
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		panic(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
-	store, err := NewSQLStore(db, "sqlite")
+	store, err := NewSQL(db, SQLite, SQLOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -73,7 +73,7 @@ func TestStreamedMemory(t *testing.T) {
 			}
 		}
 	})
-	srv := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant, MaxResponseBytes: limit}, h)
+	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, MaxResponseBytes: limit}, h)
 
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	heap := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
@@ -187,7 +187,7 @@ func TestHijack(t *testing.T) {
 		rw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 		rw.Flush()
 	})
-	srv := newServer(t, Config{Store: NewMemoryStore(), Scope: SingleTenant}, h)
+	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
 	resp, body := post(t, srv.URL, "hijack", "", "{}")
 	if resp.StatusCode != http.StatusAccepted || body != "ok" {
 		t.Fatalf("hijacked response: %d %q", resp.StatusCode, body)
