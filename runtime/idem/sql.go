@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idgen/idgen/internal/sqlbind"
@@ -91,6 +92,53 @@ type SQL struct {
 	now     func() time.Time
 
 	claim, get, complete, renew, release, purge sqlbind.Stmt
+
+	// foundRows is, on MySQL, what the connection reports as a statement's affected rows:
+	// 0 not known yet, rowsChanged (the server's default), or rowsFound (the driver's
+	// clientFoundRows=true). With rowsChanged a claim's own result says whether it won.
+	foundRows atomic.Int32
+}
+
+// What MySQL connections count as affected rows.
+const (
+	rowsChanged = 1 + iota
+	rowsFound
+)
+
+// probeKey is the key of the row the MySQL store upserts twice to learn what its
+// connections count: a key no middleware makes (scoped keys start with a digit), kept
+// expired so that Purge removes it.
+const probeKey = "\x00idgen:affected-rows-probe"
+
+// probeSQL upserts the probe row without changing it the second time. $1 the key.
+const probeSQL = `INSERT INTO {t} ({key}, fingerprint, state, token, locked_until, expires_at)
+	VALUES ($1, '', 2, '', 0, 0) ON DUPLICATE KEY UPDATE expires_at = 0`
+
+// mysqlCounts returns what the store's MySQL connections count as affected rows, asking
+// the database the first time: an upsert that leaves its row as it was counts 0 rows
+// changed, or 1 row found. 0 when the database could not be asked (the claim then reads
+// its row back).
+func (s *SQL) mysqlCounts(ctx context.Context) int32 {
+	if c := s.foundRows.Load(); c != 0 {
+		return c
+	}
+	st := s.bind(probeSQL)
+	var n int64
+	for range 2 {
+		res, err := s.db.ExecContext(ctx, st.Query, st.Args([]byte(probeKey))...)
+		if err != nil {
+			return 0
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return 0
+		}
+	}
+	c := int32(rowsChanged)
+	if n != 0 {
+		c = rowsFound
+	}
+	s.foundRows.Store(c)
+	return c
 }
 
 // NewSQL returns a store on db, which speaks dialect, in the table opts names. It does
@@ -270,8 +318,8 @@ const (
 	// claimMySQL is claimSQL for MySQL, whose upsert has neither WHERE nor RETURNING:
 	// every assignment tests expiry, and expires_at is assigned last, so that each test
 	// reads the old value whether the server assigns in order (MySQL) or all at once
-	// (MariaDB's SIMULTANEOUS_ASSIGNMENT). Whether the claim won is then read back by
-	// token.
+	// (MariaDB's SIMULTANEOUS_ASSIGNMENT). Whether the claim won is in the statement's
+	// affected rows (see Claim), or read back by token.
 	claimMySQL = `INSERT INTO {t} ({key}, fingerprint, state, token, locked_until, expires_at)
 	VALUES ($1, $2, 1, $3, $4, $4)
 	ON DUPLICATE KEY UPDATE
@@ -318,8 +366,10 @@ const maxVanished = 100
 
 // Claim implements Store. On PostgreSQL and SQLite it is one INSERT ... ON CONFLICT DO
 // UPDATE ... WHERE expired ... RETURNING; on MySQL one INSERT ... ON DUPLICATE KEY UPDATE
-// whose every assignment tests expiry. When that did not take the key (or, on MySQL,
-// always), one SELECT reads the row: it is ours if it carries our token, and otherwise
+// whose every assignment tests expiry, and whose affected rows say whether it took the key
+// (unless the DSN sets clientFoundRows=true, under which a row left as it was counts too:
+// then the row is read back, one more statement per claim). When that did not take the
+// key, one SELECT reads the row: it is ours if it carries our token, and otherwise
 // the holder's. A holder gone before the SELECT (it released, or Purge removed it) makes
 // the claim start again.
 func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
@@ -327,13 +377,21 @@ func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Dura
 		return "", nil, err
 	}
 	token := newToken()
+	changed := s.dialect == MySQL && s.mysqlCounts(ctx) == rowsChanged
 	for range maxVanished {
 		now := s.now()
 		args := s.claim.Args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
 		won := false
 		err := s.retry(ctx, func() error {
 			if s.dialect == MySQL {
-				_, err := s.db.ExecContext(ctx, s.claim.Query, args...)
+				res, err := s.db.ExecContext(ctx, s.claim.Query, args...)
+				if err != nil || !changed {
+					return err
+				}
+				// 1: inserted; 2: an expired row taken over (its token changed); 0: the
+				// row of a live holder, left as it was.
+				n, err := res.RowsAffected()
+				won = err == nil && n > 0
 				return err
 			}
 			var got string

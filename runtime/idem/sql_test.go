@@ -109,6 +109,24 @@ func TestSQLStore(t *testing.T) {
 	}
 }
 
+// TestSQLStoreFoundRows runs the store contract on MySQL through connections that count
+// rows found rather than changed (clientFoundRows=true), where a claim's affected rows do
+// not tell whether it won and the store reads the row back.
+func TestSQLStoreFoundRows(t *testing.T) {
+	b := sqlBackends[1]
+	dsn := b.dsn(t, "idem_found_rows")
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	s := b.store(t, b.open(t, dsn+sep+"clientFoundRows=true"))
+	conformance(t, s, "")
+	if s.foundRows.Load() != rowsFound {
+		t.Errorf("the store did not notice clientFoundRows: %d", s.foundRows.Load())
+	}
+	sqlTwoProcesses(t, b.store(t, b.open(t, dsn+sep+"clientFoundRows=true"), SQLOptions{Table: "idem_two"}), b.store(t, b.open(t, dsn), SQLOptions{Table: "idem_two"}))
+}
+
 // TestSQLStoreBusy races claims on SQLite opened without a busy timeout: the store
 // retries the statements SQLite refuses with SQLITE_BUSY.
 func TestSQLStoreBusy(t *testing.T) {
