@@ -86,6 +86,13 @@ func Transient(err error) bool {
 	return false
 }
 
+// MySQLDuplicate reports a MySQL/MariaDB duplicate-key error (1062), which inside a
+// transaction fails the statement and leaves the transaction usable.
+func MySQLDuplicate(err error) bool {
+	var my *mysql.MySQLError
+	return errors.As(err, &my) && my.Number == 1062
+}
+
 // CreateRace reports an error that a CREATE TABLE or CREATE INDEX ... IF NOT EXISTS may
 // meet when another session runs the same statement at the same moment, and that running
 // it again, once the other session has committed, does not meet: any Transient error;

@@ -1,0 +1,221 @@
+package idem
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idgen/idgen/internal/sqlbind"
+	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/internal/sqlstore"
+)
+
+// DefaultLedgerTable is the table a Ledger uses when LedgerOptions.Table is empty.
+const DefaultLedgerTable = "idgen_done"
+
+// DefaultLedgerTTL is how long a Ledger remembers a key when LedgerOptions.TTL is zero.
+const DefaultLedgerTTL = 7 * 24 * time.Hour
+
+// Execer runs a statement: *sql.Tx, *sql.Conn, GORM's Statement.ConnPool inside a
+// transaction, and ent's generated Tx with the sql/execquery feature are Execers.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// LedgerOptions configures a Ledger. The zero value uses DefaultLedgerTable and
+// DefaultLedgerTTL.
+type LedgerOptions struct {
+	// Table is the table of keys, DefaultLedgerTable if empty; the rule of TableError.
+	Table string
+	// TTL is how long a key is remembered: a message redelivered later than that runs
+	// again. Longer than the broker can redeliver; DefaultLedgerTTL if zero.
+	TTL time.Duration
+}
+
+// Ledger records message keys in the same transaction as the work they stand for, for
+// consumers whose effects live in one SQL database: the work and its key commit together
+// or not at all, so a redelivered message finds its key and does nothing, and a consumer
+// that dies mid-work leaves neither. No lock can lapse and no claim needs renewing: two
+// consumers with one key serialise on the key's row, and the second finds it committed
+// (or, if the first rolled back, runs). Use Once for work whose effects are outside the
+// database.
+//
+// Record inserts first: one statement when the key is new. On PostgreSQL and SQLite it is
+// INSERT ... ON CONFLICT DO UPDATE ... WHERE expired, which never fails (a failed
+// statement would abort a PostgreSQL transaction); on MySQL a plain INSERT, and on a
+// duplicate an UPDATE that takes an expired key, since MySQL keeps the transaction
+// usable after a duplicate-key error.
+type Ledger struct {
+	dialect Dialect
+	table   string
+	ttl     time.Duration
+	now     func() time.Time
+	// The insert; on MySQL, takeover takes an expired key after the insert met it.
+	record, takeover, purge sqlbind.Stmt
+}
+
+// NewLedger returns a Ledger for databases speaking dialect. It touches no database: call
+// CreateTable, or run the statements of Schema in your migrations.
+func NewLedger(dialect Dialect, opts LedgerOptions) (*Ledger, error) {
+	if err := sqlstore.CheckDialect(dialect); err != nil {
+		return nil, fmt.Errorf("idem: %w", err)
+	}
+	l := &Ledger{dialect: dialect, table: opts.Table, ttl: opts.TTL, now: time.Now}
+	if l.table == "" {
+		l.table = DefaultLedgerTable
+	}
+	if l.ttl <= 0 {
+		l.ttl = DefaultLedgerTTL
+	}
+	if err := sqlstore.CheckTable(l.table); err != nil {
+		return nil, err
+	}
+	key := "key"
+	if dialect == MySQL {
+		key = "`key`"
+	}
+	bind := func(q string) sqlbind.Stmt {
+		return sqlstore.Bind(dialect, strings.NewReplacer("{t}", l.table, "{key}", key).Replace(q))
+	}
+	if dialect == MySQL {
+		l.record = bind(`INSERT INTO {t} ({key}, expires_at) VALUES ($1, $2)`)
+		l.takeover = bind(`UPDATE {t} SET expires_at = $2 WHERE {key} = $1 AND expires_at <= $3`)
+	} else {
+		l.record = bind(`INSERT INTO {t} AS d ({key}, expires_at) VALUES ($1, $2)
+	ON CONFLICT ({key}) DO UPDATE SET expires_at = excluded.expires_at WHERE d.expires_at <= $3`)
+	}
+	l.purge = bind(`DELETE FROM {t} WHERE expires_at <= $1`)
+	return l, nil
+}
+
+// Schema returns the statements that create the ledger's table and its index if they do
+// not exist. One row per key: key (bytes, compared exactly, at most MaxSQLKeyLen) and
+// expires_at (Unix milliseconds after which the key is forgotten).
+func (l *Ledger) Schema() []string {
+	idx, on := l.table+"_expires_at", l.table
+	if i := strings.IndexByte(l.table, '.'); i >= 0 {
+		switch l.dialect {
+		case Postgres:
+			idx = l.table[i+1:] + "_expires_at"
+		case SQLite:
+			on = l.table[i+1:]
+		case MySQL:
+			idx = l.table[i+1:] + "_expires_at"
+		}
+	}
+	switch l.dialect {
+	case Postgres:
+		return []string{
+			"CREATE TABLE IF NOT EXISTS " + l.table + " (\n\tkey        bytea  NOT NULL PRIMARY KEY,\n\texpires_at bigint NOT NULL\n)",
+			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
+		}
+	case MySQL:
+		return []string{"CREATE TABLE IF NOT EXISTS " + l.table + " (\n\t`key`      VARBINARY(512) NOT NULL PRIMARY KEY,\n\texpires_at BIGINT         NOT NULL,\n\tINDEX " + idx + " (expires_at)\n) ENGINE=InnoDB"}
+	default:
+		return []string{
+			"CREATE TABLE IF NOT EXISTS " + l.table + " (\n\tkey        BLOB    NOT NULL PRIMARY KEY,\n\texpires_at INTEGER NOT NULL\n)",
+			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
+		}
+	}
+}
+
+// CreateTable runs the statements of Schema on db, safely when many processes start at
+// once on a new database.
+func (l *Ledger) CreateTable(ctx context.Context, db Execer) error {
+	if err := sqlstore.CreateSchema(ctx, db, l.Schema()); err != nil {
+		return fmt.Errorf("idem: creating table %s: %w", l.table, err)
+	}
+	return nil
+}
+
+// Record records key in the transaction tx and reports whether it is the first record of
+// key (within the TTL): true, do the work in tx and commit; false, the work was done
+// (commit nothing, acknowledge the message). A concurrent transaction that recorded the
+// same key and has not finished makes Record wait for it.
+func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool, err error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	now := l.now()
+	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	if l.dialect == MySQL {
+		_, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp)...)
+		if err == nil {
+			return true, nil
+		}
+		if !sqlerr.MySQLDuplicate(err) {
+			return false, fmt.Errorf("idem: recording a key in %s: %w", l.table, err)
+		}
+		res, err := tx.ExecContext(ctx, l.takeover.Query, l.takeover.Args([]byte(key), exp, nowMs)...)
+		if err != nil {
+			return false, fmt.Errorf("idem: recording an expired key in %s: %w", l.table, err)
+		}
+		n, err := res.RowsAffected()
+		return n > 0, err
+	}
+	res, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp, nowMs)...)
+	if err != nil {
+		return false, fmt.Errorf("idem: recording a key in %s: %w", l.table, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("idem: recording a key in %s: %w", l.table, err)
+	}
+	return n > 0, nil
+}
+
+// Purge deletes the keys whose TTL is over and returns how many: one indexed DELETE.
+func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
+	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(toMs(l.now(), 0))...)
+	if err != nil {
+		return 0, fmt.Errorf("idem: purging %s: %w", l.table, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// maxTxAttempts bounds how often OnceTx runs a transaction the database aborted for
+// contention (deadlock, serialization failure, busy SQLite).
+const maxTxAttempts = 10
+
+// OnceTx runs fn in a transaction of db together with the record of key in l, and
+// commits both, or neither: it reports whether fn ran and committed (true), or the key was
+// already recorded (false, nothing run). An error from fn, or a panic, rolls everything
+// back, so a redelivery runs it again. A transaction the database aborted for contention
+// is run again, fn included (its effects were rolled back), up to 10 times.
+func OnceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
+	for attempt := 0; ; attempt++ {
+		ran, err = onceTx(ctx, db, l, key, fn)
+		if err == nil || !sqlerr.Transient(err) || attempt+1 == maxTxAttempts {
+			return ran, err
+		}
+		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
+			return false, err
+		}
+	}
+}
+
+func onceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("idem: beginning a transaction: %w", err)
+	}
+	defer func() {
+		if !ran {
+			tx.Rollback()
+		}
+	}()
+	first, err := l.Record(ctx, tx, key)
+	if err != nil || !first {
+		return false, err
+	}
+	if err := fn(ctx, tx); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("idem: committing the work of %q: %w", key, err)
+	}
+	return true, nil
+}
