@@ -1,0 +1,60 @@
+package idgorm
+
+import (
+	"context"
+	"errors"
+
+	"gorm.io/gorm"
+
+	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/idem"
+)
+
+// errDone rolls back the transaction of a key already recorded.
+var errDone = errors.New("idgorm: key already recorded")
+
+// maxTxAttempts bounds how often OnceTx runs a transaction the database aborted for
+// contention.
+const maxTxAttempts = 10
+
+// OnceTx runs fn in a transaction of db together with the record of key in l (see
+// idem.Ledger), and commits both or neither: it reports whether fn ran and committed
+// (true), or the key was already recorded (false: nothing ran, acknowledge the message).
+// An error from fn, or a panic, rolls everything back, so a redelivery runs it again. A
+// transaction the database aborted for contention (deadlock, serialization failure, busy
+// SQLite) is run again, fn included, up to 10 times. The context is db's
+// (db.WithContext).
+//
+//	ran, err := idgorm.OnceTx(db.WithContext(ctx), ledger, msg.ID, func(tx *gorm.DB) error {
+//		return tx.Create(&Order{RequestID: msg.ID, Cents: 100}).Error
+//	})
+func OnceTx(db *gorm.DB, l *idem.Ledger, key string, fn func(tx *gorm.DB) error) (ran bool, err error) {
+	ctx := db.Statement.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for attempt := 0; ; attempt++ {
+		err = db.Transaction(func(tx *gorm.DB) error {
+			first, err := l.Record(ctx, tx.Statement.ConnPool, key)
+			if err != nil {
+				return err
+			}
+			if !first {
+				return errDone
+			}
+			return fn(tx)
+		})
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, errDone):
+			return false, nil
+		case !sqlerr.Transient(err) || attempt+1 == maxTxAttempts:
+			return false, err
+		}
+		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
+			return false, err
+		}
+	}
+}
