@@ -125,3 +125,18 @@ func (t *countingTx) Query(ctx context.Context, query string, args, v any) error
 	t.n.Add(1)
 	return t.Tx.Query(ctx, query, args, v)
 }
+
+// execContext is what ent's sql/execquery feature calls on a driver or a transaction.
+type execContext interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (d *countingDriver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	d.n.Add(1)
+	return d.Driver.(execContext).ExecContext(ctx, query, args...)
+}
+
+func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	t.n.Add(1)
+	return t.Tx.(execContext).ExecContext(ctx, query, args...)
+}

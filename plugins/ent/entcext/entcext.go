@@ -1,7 +1,8 @@
 // Package entcext is the entc extension of idgen: it adds CreateOrGet to the create
 // builders of ent schemas annotated with idgent.Idempotent, from the templates in
 // github.com/idgen/idgen/templates, and turns on the ent features they need (sql/upsert,
-// sql/lock). Use it in the program that runs entc:
+// sql/lock, and sql/execquery, which gives the generated Tx the ExecContext that
+// idgent.OnceTx records message keys with). Use it in the program that runs entc:
 //
 //	entc.Generate("./schema", &gen.Config{}, entc.Extensions(entcext.New()))
 //
@@ -30,9 +31,10 @@ type Extension struct {
 // New returns the extension.
 func New() *Extension { return &Extension{} }
 
-// Options implements entc.Extension: CreateOrGet builds on upserts and locking reads.
+// Options implements entc.Extension: CreateOrGet builds on upserts and locking reads,
+// OnceTx on statements run in a transaction.
 func (*Extension) Options() []entc.Option {
-	return []entc.Option{entc.FeatureNames(gen.FeatureUpsert.Name, gen.FeatureLock.Name)}
+	return []entc.Option{entc.FeatureNames(gen.FeatureUpsert.Name, gen.FeatureLock.Name, gen.FeatureExecQuery.Name)}
 }
 
 // Templates implements entc.Extension.
