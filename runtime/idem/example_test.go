@@ -99,3 +99,39 @@ func ExampleSingleTenant() {
 	// true
 	// <nil>
 }
+
+// OnceTx for a consumer whose effect is a row in the same database: the message key and
+// the row commit together, so a redelivery finds the key and writes nothing.
+func ExampleOnceTx() {
+	db, err := sql.Open("sqlite", "file:ledger-example?mode=memory&cache=shared")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{TTL: 7 * 24 * time.Hour})
+	if err != nil {
+		panic(err)
+	}
+	if err := ledger.CreateTable(ctx, db); err != nil {
+		panic(err)
+	}
+	if _, err := db.Exec("CREATE TABLE charges (msg TEXT, cents INTEGER)"); err != nil {
+		panic(err)
+	}
+	charge := func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO charges VALUES ('msg-42', 1999)")
+		return err
+	}
+	for range 2 { // the message and its redelivery
+		ran, err := idem.OnceTx(ctx, db, ledger, "msg-42", charge)
+		fmt.Println(ran, err)
+	}
+	var n int
+	db.QueryRow("SELECT count(*) FROM charges").Scan(&n)
+	fmt.Println(n, "charge")
+	// Output:
+	// true <nil>
+	// false <nil>
+	// 1 charge
+}
