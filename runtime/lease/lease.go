@@ -38,7 +38,8 @@ type Config struct {
 	Margin time.Duration
 	// Skew bounds how far this fleet's clocks may run ahead of the store's clock. A new
 	// holder of an ID that expired or was released starts Skew later, so that IDs stamped
-	// by a fast-clocked previous holder up to its last moment cannot be issued again.
+	// by a fast-clocked previous holder up to its last moment cannot be issued again; a
+	// fresh claim (see TTL) waits Skew longer for the same reason.
 	Skew time.Duration
 	// OnEvent, when set, is called on every acquisition, renewal, loss and release, from
 	// the Lease's own goroutine (or Close's). It must not block.
