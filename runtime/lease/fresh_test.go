@@ -206,3 +206,25 @@ func TestRenewFindsNoRecord(t *testing.T) {
 		t.Errorf("first ID after the loss stamped %v, want after %v", made, a.After)
 	}
 }
+
+// TestCloseEndsFreshWait: Close while callers wait after a fresh claim ends their wait with
+// a *NotHeldError wrapping ErrClosed.
+func TestCloseEndsFreshWait(t *testing.T) {
+	ctx := context.Background()
+	m, clock, cfg := manualMem(t)
+	l, err := Acquire(ctx, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := l.Next(); done <- err }()
+	if err := clock.WaitSleepers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrNotHeld) || !errors.Is(err, ErrClosed) {
+		t.Errorf("Next waiting when Close ran: %v, want a *NotHeldError wrapping ErrClosed", err)
+	}
+}
