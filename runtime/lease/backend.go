@@ -38,6 +38,16 @@ type Claim struct {
 	// Prev is when the previous lease on Worker ended (expired or was released), in the
 	// store's clock, or the zero time if it was never leased.
 	Prev time.Time
+	// Fresh says the store had no record of Worker: it was never leased, or the store lost
+	// its record (a Redis restarted without persistence, a table dropped). Last and Prev
+	// are then zero and prove nothing: a previous holder may still be issuing under
+	// Worker until its own gate closes, so a Lease issues nothing until one TTL plus its
+	// drift plus Config.Skew after the claim.
+	Fresh bool
+	// Expires is when the new lease ends unless renewed, in the store's clock: the time of
+	// the claim plus the TTL. The zero time if the backend does not say; a Lease then uses
+	// its own clock at the end of the claim.
+	Expires time.Time
 }
 
 // NewToken returns a random holder token: 26 characters of base32, 128 bits.

@@ -30,12 +30,17 @@ func testContract(t *testing.T, b Backend) {
 	const ttl = time.Minute
 	tokens := []string{NewToken(), NewToken(), NewToken()}
 	for i, tok := range tokens {
+		before := time.Now()
 		c, err := b.Acquire(ctx, 2, tok, ttl)
 		if err != nil {
 			t.Fatalf("acquire %d: %v", i, err)
 		}
-		if c != (Claim{Worker: int64(i)}) {
-			t.Errorf("acquire %d = %+v, want worker %d with no history", i, c, i)
+		// Expires is the store's clock (the same machine here, to a few ms) plus the TTL.
+		if d := c.Expires.Sub(before.Add(ttl)); d < -50*time.Millisecond || d > 5*time.Second {
+			t.Errorf("acquire %d: Expires %v, %v after the claim began plus the TTL", i, c.Expires, d)
+		}
+		if c != (Claim{Worker: int64(i), Fresh: true, Expires: c.Expires}) {
+			t.Errorf("acquire %d = %+v, want worker %d, fresh, with no history", i, c, i)
 		}
 	}
 
@@ -72,8 +77,8 @@ func testContract(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Worker != 1 || !c.Last.Equal(t1) {
-		t.Errorf("acquire after release = %+v, want worker 1, last %v", c, t1)
+	if c.Worker != 1 || !c.Last.Equal(t1) || c.Fresh {
+		t.Errorf("acquire after release = %+v, want worker 1, last %v, not fresh", c, t1)
 	}
 	// Prev is the release, in the store's clock (the same machine here, to a few ms).
 	if d := c.Prev.Sub(before); d < -50*time.Millisecond || d > 5*time.Second {
@@ -98,8 +103,8 @@ func testContract(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Worker != 2 || !c.Prev.Equal(lost.Expired) {
-		t.Errorf("acquire of the expired ID = %+v, want worker 2, Prev %v", c, lost.Expired)
+	if c.Worker != 2 || !c.Prev.Equal(lost.Expired) || c.Fresh {
+		t.Errorf("acquire of the expired ID = %+v, want worker 2, Prev %v, not fresh", c, lost.Expired)
 	}
 	// The holder whose lease expired may no longer release it.
 	wantLost(t, "release after the ID was taken over", b.Release(ctx, 2, tokens[2], time.Time{}), 2, true)

@@ -60,7 +60,7 @@ func BenchmarkNext(b *testing.B) {
 	layout.WorkerBits, layout.SeqBits = 4, 18
 	var opts snowflake.Options
 	b.Run("lease", func(b *testing.B) {
-		l, err := Acquire(context.Background(), newMem(), Config{Layout: layout, Options: opts, TTL: time.Minute})
+		l, err := Acquire(context.Background(), newUsedMem(1), Config{Layout: layout, Options: opts, TTL: time.Minute})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -38,6 +38,7 @@ type childSpec struct {
 	Max    int64         // highest worker ID
 	Behind time.Duration // the generator's clock reads this much behind the wall clock
 	N      int           // IDs to issue (bench)
+	Go     string        // when set, a file whose creation the worker waits for before it claims (fleet)
 }
 
 func TestMain(m *testing.M) {
@@ -98,8 +99,8 @@ func ns(t time.Time) int64 {
 }
 
 // childFleet leases a worker ID and issues IDs in batches of 16 a millisecond until
-// SIGTERM, writing each with the wall-clock time taken just before asking for it. On
-// SIGTERM it closes the lease (releasing it) and exits.
+// SIGTERM, writing each with the wall-clock times taken just before asking for it and
+// just after getting it. On SIGTERM it closes the lease (releasing it) and exits.
 func childFleet(spec childSpec) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -125,6 +126,15 @@ func childFleet(spec childSpec) error {
 		return err
 	}
 	defer closer.Close()
+	for spec.Go != "" {
+		if _, err := os.Stat(spec.Go); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		time.Sleep(time.Millisecond)
+	}
 	var clock snowflake.Clock
 	now := time.Now
 	if spec.Behind != 0 {
@@ -141,7 +151,7 @@ func childFleet(spec childSpec) error {
 			at := time.Now().UnixNano()
 			switch e.Kind {
 			case Acquired:
-				el.printf("acquired worker=%d after=%d clock=%d deadline=%d took=%d at=%d", e.Worker, ns(e.After), now().UnixNano(), ns(e.Deadline), e.Took, at)
+				el.printf("acquired worker=%d fresh=%t after=%d clock=%d deadline=%d took=%d at=%d", e.Worker, e.Fresh, ns(e.After), now().UnixNano(), ns(e.Deadline), e.Took, at)
 			case Renewed:
 				el.printf("renewed worker=%d deadline=%d took=%d at=%d", e.Worker, ns(e.Deadline), e.Took, at)
 			default:
@@ -178,9 +188,12 @@ func childFleet(spec childSpec) error {
 				el.printf("first id=%d at=%d", id, time.Now().UnixNano())
 				first = false
 			}
+			got := time.Now().UnixNano()
 			line = strconv.AppendInt(line[:0], int64(id), 10)
 			line = append(line, ' ')
 			line = strconv.AppendInt(line, stamp, 10)
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, got, 10)
 			line = append(line, '\n')
 			w.Write(line)
 		}
@@ -216,6 +229,11 @@ func childBench(spec childSpec) error {
 		return err
 	}
 	defer l.Close(ctx)
+	// On a new store the first claim of each ID waits about a TTL before it issues: wait
+	// here, outside the timing.
+	if _, err := l.WorkerID(ctx); err != nil {
+		return err
+	}
 	fmt.Println("ready")
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return err

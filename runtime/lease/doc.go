@@ -35,6 +35,20 @@
 // by the generator's [snowflake.RollbackPolicy]: it waits, fails with a typed error, or
 // runs a logical clock ahead; it never issues at or before it.
 //
+// # Stores that forget
+//
+// A claim that finds no record of its worker ID ([Claim].Fresh: the store is new, or lost
+// its data, as a Redis without persistence does on a restart) cannot tell whether another
+// process still holds the ID: one whose lease the store forgot keeps issuing until its
+// next renewal finds the lease gone, and its gate closes by the end of the lease it last
+// renewed, which is no later than the new lease's end. So the new holder's generator
+// starts after the new lease's end plus the drift and [Config.Skew] (TTL + drift + Skew
+// after the claim), and Next, NextN and WorkerID wait until then, bounded by their
+// context; [Event].Fresh and Event.After on the Acquired event say so. The first claim of
+// each worker ID on a new store pays this once; claims that find a record (a released or
+// expired lease) wait no longer than before. A renewal that finds no record is a loss
+// (a [*LostError], "no lease recorded"): the gate closes at once.
+//
 // # Tables
 //
 // The SQL backend creates its table (default name idgen_lease) with CREATE TABLE IF NOT
@@ -67,6 +81,11 @@
 //     alone lose the writes since the last one), or one that refuses INFO, with a
 //     [*NotPersistentError] unless [RedisOptions.AllowNoPersistence] is set; on a
 //     *redis.ClusterClient it checks every master. Replica failover is not checked.
+//   - A store that forgets everything is covered by the wait above; one that forgets only
+//     the latest writes is not: a failover to a replica that missed them, or a restore
+//     from an old backup, hands out records that look live or expired but are stale, and
+//     can hand out an ID still in use. Run Redis with persistence and without
+//     asynchronous failover, or use SQL.
 //   - On SQLite, a process stopped while it holds the database's write lock (a claim or a
 //     renewal takes about a millisecond) blocks every other process's renewals until it
 //     resumes; their generators stop at their deadlines and resume after reclaiming. IDs

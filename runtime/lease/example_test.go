@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	_ "modernc.org/sqlite"
@@ -35,7 +36,10 @@ func Example() {
 	}
 
 	ctx := context.Background()
-	cfg := lease.Config{Layout: snowflake.Classic(), MaxWorker: 1}
+	// The table is new: the first claim of each worker ID issues nothing until one TTL
+	// after it (any holder a store that lost its data forgot has stopped by then), so
+	// a.Next and b.WorkerID below each wait about a second.
+	cfg := lease.Config{Layout: snowflake.Classic(), MaxWorker: 1, TTL: time.Second}
 	a, err := lease.Acquire(ctx, backend, cfg)
 	if err != nil {
 		panic(err)

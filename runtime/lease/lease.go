@@ -26,7 +26,11 @@ type Config struct {
 	// value lets several fleets share a layout with disjoint tables or key prefixes.
 	MaxWorker int64
 	// TTL is how long a lease lasts unless renewed; 0 means DefaultTTL. Renewals run every
-	// TTL/3; a failed one is retried every TTL/12.
+	// TTL/3; a failed one is retried every TTL/12. A claim that finds no record of its
+	// worker ID (Claim.Fresh: the first claim of each ID on a new store, or any claim after
+	// the store lost its data) issues nothing until TTL plus the drift (see MaxDrift in
+	// Options) plus Skew after the claim, when any holder the store forgot has stopped:
+	// the Next methods and WorkerID wait until then (bounded by their context).
 	TTL time.Duration
 	// Margin is how long before the lease could expire, judged from the start of its last
 	// successful renewal, the generator stops issuing; 0 means TTL/10. It covers clock rate
@@ -34,7 +38,8 @@ type Config struct {
 	Margin time.Duration
 	// Skew bounds how far this fleet's clocks may run ahead of the store's clock. A new
 	// holder of an ID that expired or was released starts Skew later, so that IDs stamped
-	// by a fast-clocked previous holder up to its last moment cannot be issued again.
+	// by a fast-clocked previous holder up to its last moment cannot be issued again; a
+	// fresh claim (see TTL) waits Skew longer for the same reason.
 	Skew time.Duration
 	// OnEvent, when set, is called on every acquisition, renewal, loss and release, from
 	// the Lease's own goroutine (or Close's). It must not block.
@@ -89,8 +94,13 @@ type Event struct {
 	Deadline time.Time
 	// After is the time the new generator issues strictly after (Acquired): the latest of
 	// the tick the previous holders recorded and the end of the previous lease plus the
-	// generator's drift and Config.Skew.
+	// generator's drift and Config.Skew; on a Fresh claim, the end of the new lease (the
+	// claim plus the TTL) plus the drift and Skew.
 	After time.Time
+	// Fresh says the store had no record of the worker ID claimed (Acquired): a new store,
+	// or one that lost its data. Nothing is issued until After, so the first IDs wait
+	// about a TTL.
+	Fresh bool
 	// Took is how long the call to the backend took.
 	Took time.Duration
 	// Err is the error of a failure or loss.
@@ -108,7 +118,10 @@ type Event struct {
 // A new generator never issues at or before the latest tick the ID's previous holders
 // recorded, nor before the previous lease's end plus the largest drift its policies allow
 // (so a holder that died without recording its last ticks is covered too); a clock behind
-// that is a rollback, handled by Options.Rollback.
+// that is a rollback, handled by Options.Rollback. A claim that finds no record of the ID
+// (Claim.Fresh) knows neither: its generator issues nothing until the new lease's end
+// plus that drift and Config.Skew, by when any holder the store forgot has stopped and
+// every tick it stamped is past; the Next methods and WorkerID wait for that moment.
 //
 // A Lease is safe for concurrent use. It implements worker.Source.
 type Lease struct {
@@ -140,6 +153,18 @@ type term struct {
 	gate   *snowflake.Gate
 	start  time.Time             // start of the last successful claim or renewal
 	ended  atomic.Pointer[error] // why the term ended: a *LostError or ErrClosed
+	done   chan struct{}         // closed when the term ends
+
+	// A fresh claim's term issues nothing before from, the start of the first tick its
+	// generator may issue in, read on clock (the generator's kind of clock). The
+	// generator's After already keeps its IDs after that tick; waiting here keeps the
+	// generator's rollback policy (MaxWait, RollbackFail) out of a wait that is the
+	// lease's, and keeps a RollbackLogical generator from issuing ahead of its clock
+	// while a forgotten holder may still run. ready is set once from has passed, or at
+	// once when there is nothing to wait for, so the hot path reads one atomic.
+	ready atomic.Bool
+	from  time.Time
+	clock snowflake.Clock
 }
 
 func (t *term) cause() error {
@@ -151,7 +176,43 @@ func (t *term) cause() error {
 
 func (t *term) end(err error) {
 	t.gate.Close()
-	t.ended.CompareAndSwap(nil, &err)
+	if t.ended.CompareAndSwap(nil, &err) {
+		close(t.done)
+	}
+}
+
+// await returns nil once t may issue, at once unless t is a fresh claim's term still
+// waiting for any forgotten holder to stop. It returns a *NotHeldError if the term ends
+// first, and ctx's error, wrapped, if ctx ends first.
+func (t *term) await(ctx context.Context) error {
+	if t.ready.Load() {
+		return nil
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-t.done:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	for {
+		if t.cause() != nil {
+			return notHeld(t)
+		}
+		d := t.from.Sub(t.clock.Now())
+		if d <= 0 {
+			t.ready.Store(true)
+			return nil
+		}
+		if err := t.clock.Sleep(wctx, d); err != nil {
+			if t.cause() != nil {
+				return notHeld(t)
+			}
+			return fmt.Errorf("lease: waiting %v for any holder of worker ID %d the store forgot to stop: %w", d, t.worker, err)
+		}
+	}
 }
 
 // Acquire claims a worker ID from b and returns a Lease issuing under it, renewing in the
@@ -238,10 +299,22 @@ func (l *Lease) acquire(ctx context.Context, prev *term) (*term, error) {
 		return nil, fmt.Errorf("lease: backend claimed worker ID %d, outside [0, %d]", c.Worker, l.max)
 	}
 	after := c.Last
-	if !c.Prev.IsZero() {
-		if p := c.Prev.Add(l.drift + l.skew); p.After(after) {
+	// A claim with no end of a previous lease has no record to go by, whatever the backend
+	// says: a backend that does not set Fresh gets the wait too.
+	fresh := c.Fresh || c.Prev.IsZero()
+	if fresh {
+		// Any holder the store forgot renewed before this claim, so its gate closes before
+		// the new lease's end, and it stamped nothing later than that end plus its drift
+		// and its clock's lead on the store's.
+		end := c.Expires
+		if end.IsZero() {
+			end = time.Now().Add(l.ttl)
+		}
+		if p := end.Add(l.drift + l.skew); p.After(after) {
 			after = p
 		}
+	} else if p := c.Prev.Add(l.drift + l.skew); p.After(after) {
+		after = p
 	}
 	if prev != nil && prev.worker == c.Worker {
 		if p := prev.gen.Last(); p.After(after) {
@@ -258,8 +331,16 @@ func (l *Lease) acquire(ctx context.Context, prev *term) (*term, error) {
 	}
 	deadline := start.Add(l.ttl - l.margin)
 	opts.Gate.OpenUntil(deadline)
-	t := &term{worker: c.Worker, token: token, gen: gen, gate: opts.Gate, start: start}
-	l.emit(Event{Kind: Acquired, Worker: c.Worker, Deadline: deadline, After: after, Took: took})
+	t := &term{worker: c.Worker, token: token, gen: gen, gate: opts.Gate, start: start, done: make(chan struct{})}
+	if fresh {
+		t.from, t.clock = l.layout.TimeOf(l.layout.Tick(after)+1), l.opts.Clock
+		if t.clock == nil {
+			t.clock = snowflake.SystemClock()
+		}
+	} else {
+		t.ready.Store(true)
+	}
+	l.emit(Event{Kind: Acquired, Worker: c.Worker, Deadline: deadline, After: after, Fresh: fresh, Took: took})
 	return t, nil
 }
 
@@ -335,13 +416,17 @@ func (l *Lease) reacquire(ctx context.Context, prev *term) *term {
 // notHeld is the error for Next on t.
 func notHeld(t *term) error { return &NotHeldError{Worker: t.worker, Err: t.cause()} }
 
-// Next returns a new ID, or a *NotHeldError while no worker ID is certainly held.
+// Next returns a new ID, or a *NotHeldError while no worker ID is certainly held. After a
+// fresh claim (Event.Fresh) it first waits until any holder the store forgot has stopped.
 func (l *Lease) Next() (snowflake.ID, error) { return l.NextContext(context.Background()) }
 
-// NextContext is Next with waits (for the clock, under the generator's policies) that end
-// when ctx is done.
+// NextContext is Next with waits (for the clock, under the generator's policies, and after
+// a fresh claim) that end when ctx is done.
 func (l *Lease) NextContext(ctx context.Context) (snowflake.ID, error) {
 	t := l.cur.Load()
+	if err := t.await(ctx); err != nil {
+		return 0, err
+	}
 	id, err := t.gen.NextContext(ctx)
 	if err != nil {
 		if errors.Is(err, snowflake.ErrGateClosed) {
@@ -366,9 +451,13 @@ func (l *Lease) NextInt64(ctx context.Context) (int64, error) {
 }
 
 // NextN reserves n IDs in one step, as snowflake.Generator.NextN does, or fails with a
-// *NotHeldError while no worker ID is certainly held.
+// *NotHeldError while no worker ID is certainly held. It waits after a fresh claim as
+// NextContext does.
 func (l *Lease) NextN(ctx context.Context, n int) ([]snowflake.ID, error) {
 	t := l.cur.Load()
+	if err := t.await(ctx); err != nil {
+		return nil, err
+	}
 	ids, err := t.gen.NextN(ctx, n)
 	if err != nil {
 		if errors.Is(err, snowflake.ErrGateClosed) {
@@ -382,11 +471,16 @@ func (l *Lease) NextN(ctx context.Context, n int) ([]snowflake.ID, error) {
 	return ids, nil
 }
 
-// WorkerID implements worker.Source: the worker ID held now, or a *NotHeldError. The ID
-// may change after a loss, and a generator built on it elsewhere is not stopped when the
-// lease is lost: issue through the Lease's Next methods to keep that guarantee.
-func (l *Lease) WorkerID(context.Context) (int64, error) {
+// WorkerID implements worker.Source: the worker ID held now, or a *NotHeldError. After a
+// fresh claim it waits, as NextContext does, until any holder the store forgot has
+// stopped. The ID may change after a loss, and a generator built on it elsewhere is not
+// stopped when the lease is lost: issue through the Lease's Next methods to keep that
+// guarantee.
+func (l *Lease) WorkerID(ctx context.Context) (int64, error) {
 	t := l.cur.Load()
+	if err := t.await(ctx); err != nil {
+		return 0, err
+	}
 	if !t.gate.Open() {
 		return 0, notHeld(t)
 	}

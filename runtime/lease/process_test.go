@@ -152,10 +152,12 @@ func (p *proc) waitEvent(t *testing.T, kind string, n int, timeout time.Duration
 	}
 }
 
-// issued is an ID a worker wrote, with the wall-clock time taken just before it asked.
+// issued is an ID a worker wrote, with the wall-clock times taken just before it asked
+// and just after it got the ID.
 type issued struct {
-	id    snowflake.ID
-	stamp time.Time
+	id       snowflake.ID
+	stamp    time.Time
+	returned time.Time
 }
 
 func (p *proc) ids(t *testing.T) []issued {
@@ -168,14 +170,18 @@ func (p *proc) ids(t *testing.T) []issued {
 	var out []issued
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		a, b, ok := strings.Cut(s.Text(), " ")
-		id, err1 := strconv.ParseInt(a, 10, 64)
-		stamp, err2 := strconv.ParseInt(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil {
+		f := strings.Fields(s.Text())
+		if len(f) != 3 {
 			// A worker killed mid-write leaves a torn last line.
 			continue
 		}
-		out = append(out, issued{snowflake.ID(id), time.Unix(0, stamp)})
+		id, err1 := strconv.ParseInt(f[0], 10, 64)
+		stamp, err2 := strconv.ParseInt(f[1], 10, 64)
+		got, err3 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		out = append(out, issued{snowflake.ID(id), time.Unix(0, stamp), time.Unix(0, got)})
 	}
 	return out
 }
@@ -336,80 +342,7 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	t.Logf("run: %v; kill at +%v, stop at +%v, continue at +%v", time.Since(t0).Round(time.Millisecond),
 		killAt.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond))
 
-	// Every ID once; every worker ID in range; each process's IDs of the IDs it acquired.
-	type segment struct {
-		proc     string
-		acquired time.Time
-		min, max int64 // ticks
-		n        int
-	}
-	segs := map[int64][]*segment{} // by worker
-	var every []snowflake.ID
-	idsOf := map[*proc][]issued{}
-	for _, p := range all {
-		ids := p.ids(t)
-		idsOf[p] = ids
-		mine := map[int64]*segment{}
-		for _, a := range p.events("acquired") {
-			w := a.int("worker")
-			if w < 0 || w > maxWorker {
-				t.Errorf("%s acquired worker %d, outside [0, %d]", p.name, w, maxWorker)
-			}
-			if mine[w] == nil {
-				mine[w] = &segment{proc: p.name, acquired: a.at(), min: 1 << 62, max: -1}
-				segs[w] = append(segs[w], mine[w])
-			}
-		}
-		for _, x := range ids {
-			parts, _ := layout.Decode(x.id)
-			s := mine[parts.Worker]
-			if s == nil {
-				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.name, x.id, parts.Worker)
-			}
-			s.min, s.max, s.n = min(s.min, parts.Tick), max(s.max, parts.Tick), s.n+1
-			every = append(every, x.id)
-		}
-		t.Logf("%-13s %7d IDs, workers %v", p.name, len(ids), slices.Sorted(func(yield func(int64) bool) {
-			for w := range mine {
-				if !yield(w) {
-					return
-				}
-			}
-		}))
-	}
-	slices.Sort(every)
-	dups := 0
-	for i := 1; i < len(every); i++ {
-		if every[i] == every[i-1] {
-			dups++
-		}
-	}
-	if dups > 0 {
-		t.Errorf("%d duplicate IDs among %d", dups, len(every))
-	}
-	t.Logf("%d IDs from %d processes, %d duplicates", len(every), len(all), dups)
-
-	// Successive holders of one worker ID issue in disjoint, increasing ticks.
-	for w, ss := range segs {
-		slices.SortFunc(ss, func(a, b *segment) int { return a.acquired.Compare(b.acquired) })
-		var prev *segment
-		for _, s := range ss {
-			if s.n == 0 {
-				continue
-			}
-			if prev != nil && s.min <= prev.max {
-				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.proc, s.min, prev.proc, prev.max)
-			}
-			prev = s
-		}
-		if len(ss) > 1 {
-			var who []string
-			for _, s := range ss {
-				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.proc, s.n, s.min, s.max))
-			}
-			t.Logf("worker %d held by %s", w, strings.Join(who, " then "))
-		}
-	}
+	idsOf := checkIDs(t, all, maxWorker)
 
 	// The paused process: it stopped issuing under its old worker ID at its deadline
 	// (judged from its last successful renewal), said so with a typed error on resuming,
@@ -501,6 +434,90 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	t.Logf("clock-behind process: clock %v behind its start time on acquiring; first ID returned %v later, stamped (by its clock) %v after the start time",
 		after.Sub(clock).Round(time.Millisecond), firstAt.Sub(lateAcq.at()).Round(time.Millisecond), made.Sub(after).Round(time.Millisecond))
 	return ""
+}
+
+// checkIDs reads every ID the processes wrote and checks that none repeats, that every
+// worker ID acquired is in [0, maxWorker], that each process issued only under worker IDs
+// it acquired, and that successive holders of one worker ID issued in disjoint, increasing
+// ticks. It returns each process's IDs.
+func checkIDs(t *testing.T, all []*proc, maxWorker int64) map[*proc][]issued {
+	t.Helper()
+	layout := snowflake.Classic()
+	// Every ID once; every worker ID in range; each process's IDs of the IDs it acquired.
+	type segment struct {
+		proc     string
+		acquired time.Time
+		min, max int64 // ticks
+		n        int
+	}
+	segs := map[int64][]*segment{} // by worker
+	var every []snowflake.ID
+	idsOf := map[*proc][]issued{}
+	for _, p := range all {
+		ids := p.ids(t)
+		idsOf[p] = ids
+		mine := map[int64]*segment{}
+		for _, a := range p.events("acquired") {
+			w := a.int("worker")
+			if w < 0 || w > maxWorker {
+				t.Errorf("%s acquired worker %d, outside [0, %d]", p.name, w, maxWorker)
+			}
+			if mine[w] == nil {
+				mine[w] = &segment{proc: p.name, acquired: a.at(), min: 1 << 62, max: -1}
+				segs[w] = append(segs[w], mine[w])
+			}
+		}
+		for _, x := range ids {
+			parts, _ := layout.Decode(x.id)
+			s := mine[parts.Worker]
+			if s == nil {
+				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.name, x.id, parts.Worker)
+			}
+			s.min, s.max, s.n = min(s.min, parts.Tick), max(s.max, parts.Tick), s.n+1
+			every = append(every, x.id)
+		}
+		t.Logf("%-13s %7d IDs, workers %v", p.name, len(ids), slices.Sorted(func(yield func(int64) bool) {
+			for w := range mine {
+				if !yield(w) {
+					return
+				}
+			}
+		}))
+	}
+	slices.Sort(every)
+	dups := 0
+	for i := 1; i < len(every); i++ {
+		if every[i] == every[i-1] {
+			dups++
+		}
+	}
+	if dups > 0 {
+		t.Errorf("%d duplicate IDs among %d", dups, len(every))
+	}
+	t.Logf("%d IDs from %d processes, %d duplicates", len(every), len(all), dups)
+
+	// Successive holders of one worker ID issue in disjoint, increasing ticks.
+	for w, ss := range segs {
+		slices.SortFunc(ss, func(a, b *segment) int { return a.acquired.Compare(b.acquired) })
+		var prev *segment
+		for _, s := range ss {
+			if s.n == 0 {
+				continue
+			}
+			if prev != nil && s.min <= prev.max {
+				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.proc, s.min, prev.proc, prev.max)
+			}
+			prev = s
+		}
+		if len(ss) > 1 {
+			var who []string
+			for _, s := range ss {
+				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.proc, s.n, s.min, s.max))
+			}
+			t.Logf("worker %d held by %s", w, strings.Join(who, " then "))
+		}
+	}
+	return idsOf
 }
 
 // BenchmarkFleet measures IDs per second from 1 and 8 processes leasing from one store,

@@ -22,17 +22,23 @@ const luaNow = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
-// acquireLua: ARGV max, token, ttl. Returns {worker, last, previous expiry}, or {-1} when
-// every ID in [0, max] is held.
+// acquireLua: ARGV max, token, ttl. Returns {worker, last, previous expiry, new expiry,
+// fresh}, or {-1} when every ID in [0, max] is held. fresh is 1 when the holder or the
+// expires field of the ID did not exist: the ID was never leased, or Redis lost it.
 var acquireLua = redis.NewScript(luaNow + `
 local max, ttl = tonumber(ARGV[1]), tonumber(ARGV[3])
 for id = 0, max do
 	local f = tostring(id)
-	local exp = tonumber(redis.call('HGET', KEYS[2], f) or '0')
+	local rec = redis.call('HGET', KEYS[2], f)
+	local exp = tonumber(rec or '0')
 	if exp <= now then
+		local fresh = 0
+		if not rec or redis.call('HEXISTS', KEYS[1], f) == 0 then
+			fresh = 1
+		end
 		redis.call('HSET', KEYS[1], f, ARGV[2])
 		redis.call('HSET', KEYS[2], f, string.format('%d', now + ttl))
-		return {id, tonumber(redis.call('HGET', KEYS[3], f) or '0'), exp}
+		return {id, tonumber(redis.call('HGET', KEYS[3], f) or '0'), exp, now + ttl, fresh}
 	end
 end
 return {-1}
@@ -150,10 +156,10 @@ func (r *Redis) Acquire(ctx context.Context, max int64, token string, ttl time.D
 	if len(v) == 1 && v[0] < 0 {
 		return Claim{}, &AllTakenError{Max: max}
 	}
-	if len(v) != 3 {
+	if len(v) != 5 {
 		return Claim{}, fmt.Errorf("lease: claiming a worker ID in redis: unexpected reply %v", v)
 	}
-	return Claim{Worker: v[0], Last: fromMs(v[1]), Prev: fromMs(v[2])}, nil
+	return Claim{Worker: v[0], Last: fromMs(v[1]), Prev: fromMs(v[2]), Expires: fromMs(v[3]), Fresh: v[4] == 1}, nil
 }
 
 // Renew implements Backend.

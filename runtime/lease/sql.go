@@ -108,7 +108,7 @@ const (
 	ON CONFLICT (worker_id) DO UPDATE
 	SET holder = excluded.holder, expires_ms = excluded.expires_ms, prev_expires_ms = l.expires_ms
 	WHERE l.expires_ms <= excluded.expires_ms - $2
-	RETURNING worker_id, last_ms, prev_expires_ms`
+	RETURNING worker_id, last_ms, prev_expires_ms, expires_ms`
 
 	// claimMySQL is claimSQL for MySQL, which has neither a WHERE on its upsert nor
 	// RETURNING: every assignment tests expiry (expires_ms is assigned last, so the tests
@@ -122,7 +122,7 @@ const (
 	prev_expires_ms = IF({t}.expires_ms <= VALUES(expires_ms) - $2, {t}.expires_ms, {t}.prev_expires_ms),
 	holder = IF({t}.expires_ms <= VALUES(expires_ms) - $2, VALUES(holder), {t}.holder),
 	expires_ms = IF({t}.expires_ms <= VALUES(expires_ms) - $2, VALUES(expires_ms), {t}.expires_ms)`
-	mineMySQL = `SELECT worker_id, last_ms, prev_expires_ms FROM {t} WHERE holder = $1`
+	mineMySQL = `SELECT worker_id, last_ms, prev_expires_ms, expires_ms FROM {t} WHERE holder = $1`
 
 	heldSQL    = `SELECT count(*) FROM {t} WHERE worker_id <= $1 AND expires_ms > {now}`
 	renewSQL   = `UPDATE {t} SET expires_ms = {now} + $3, last_ms = {greatest}(last_ms, $4) WHERE worker_id = $1 AND holder = $2 AND expires_ms > {now}`
@@ -247,17 +247,19 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 		var c Claim
 		won := false
 		err := s.run(ctx, s.dialect != Postgres, func(q querier) error {
-			var w, last, prev int64
+			var w, last, prev, exp int64
 			var err error
 			if s.dialect == MySQL {
 				if _, err = q.ExecContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...); err == nil {
-					err = q.QueryRowContext(ctx, s.mine.Query, s.mine.Args(token)...).Scan(&w, &last, &prev)
+					err = q.QueryRowContext(ctx, s.mine.Query, s.mine.Args(token)...).Scan(&w, &last, &prev, &exp)
 				}
 			} else {
-				err = q.QueryRowContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev)
+				err = q.QueryRowContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev, &exp)
 			}
 			if err == nil {
-				c, won = Claim{Worker: w, Last: fromMs(last), Prev: fromMs(prev)}, true
+				// prev_expires_ms is 0 only on a row this claim inserted: a takeover copies
+				// the old expires_ms, which is never 0.
+				c, won = Claim{Worker: w, Last: fromMs(last), Prev: fromMs(prev), Expires: fromMs(exp), Fresh: prev == 0}, true
 				return nil
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
