@@ -23,8 +23,10 @@ const maxTxAttempts = 10
 // (true), or the key was already recorded (false: nothing ran, acknowledge the message).
 // An error from fn, or a panic, rolls everything back, so a redelivery runs it again. A
 // transaction the database aborted for contention (deadlock, serialization failure, busy
-// SQLite) is run again, fn included, up to 10 times. The context is db's
-// (db.WithContext).
+// SQLite) is run again, fn included, up to 10 times, unless db is itself in a transaction
+// (OnceTx then runs in a savepoint, and a deadlock has rolled back the caller's whole
+// transaction: the error is returned for the caller to run its transaction again). The
+// context is db's (db.WithContext).
 //
 //	ran, err := idgorm.OnceTx(db.WithContext(ctx), ledger, msg.ID, func(tx *gorm.DB) error {
 //		return tx.Create(&Order{RequestID: msg.ID, Cents: 100}).Error
@@ -34,6 +36,7 @@ func OnceTx(db *gorm.DB, l *idem.Ledger, key string, fn func(tx *gorm.DB) error)
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	_, nested := db.Statement.ConnPool.(gorm.TxCommitter)
 	for attempt := 0; ; attempt++ {
 		err = db.Transaction(func(tx *gorm.DB) error {
 			first, err := l.Record(ctx, tx.Statement.ConnPool, key)
@@ -50,7 +53,7 @@ func OnceTx(db *gorm.DB, l *idem.Ledger, key string, fn func(tx *gorm.DB) error)
 			return true, nil
 		case errors.Is(err, errDone):
 			return false, nil
-		case !sqlerr.Transient(err) || attempt+1 == maxTxAttempts:
+		case nested || !sqlerr.Transient(err) || attempt+1 == maxTxAttempts:
 			return false, err
 		}
 		if perr := sqlstore.Pause(ctx, attempt); perr != nil {

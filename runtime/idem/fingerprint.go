@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 )
 
 // fingerprint hashes what makes two requests with one key the same request: the method,
@@ -49,12 +51,21 @@ func (m *Middleware) fingerprint(r *http.Request, body []byte) string {
 // CanonicalJSON is a Config.FingerprintBody for JSON APIs: a body that is one JSON value
 // is re-encoded with object keys sorted and no insignificant whitespace, so two requests
 // that differ only in those are one request; numbers keep their text (1.0 and 1 differ).
-// A body that is not JSON is returned unchanged, so it is compared by its bytes.
+// A body that is not one valid JSON value in valid UTF-8 is returned unchanged, so it is
+// compared by its bytes.
 func CanonicalJSON(body []byte) []byte {
+	// Invalid UTF-8 decodes to U+FFFD: two bodies would become one.
+	if !utf8.Valid(body) {
+		return body
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	// Anything after the value (another value, a stray ] or }) keeps the bytes.
+	if _, err := dec.Token(); err != io.EOF {
 		return body
 	}
 	out, err := json.Marshal(v)

@@ -15,14 +15,18 @@ import (
 // work must stop: another execution may start once the claim lapses. Nothing is stored.
 var ErrClaimLost = errors.New("idem: the claim on the key was lost while the work ran")
 
-// work is one claimed request or Once call, in one allocation: the context the work runs
-// with (cancellable, carrying its Key), the renewal state of its claim, and a context for
-// the store calls that outlives a client who went away.
+// work is one request with a key, or one Once call, in one allocation: the request body
+// the handler reads and the recorder of its response (requests and responses up to 512
+// bytes need no other), the context the work runs with (cancellable, carrying its Key),
+// the renewal state of its claim, and a context for the store calls that outlives a client
+// who went away. Nothing in it is reused by another request, so a handler that keeps its
+// context, body or writer after returning sees only its own.
 //
 // The claim is renewed every lock/3 (a failed renewal retried every lock/12) and the work
 // cancelled, with a cause matching ErrClaimLost, when a renewal finds the claim taken, or
 // when the claim could lapse before a renewal succeeds (lockMargin before the end of the
-// lock, measured from the start of the last claim or renewal that succeeded). Work shorter
+// lock, measured from the start of the last claim or renewal that succeeded), whether or
+// not the renewal in flight has answered by then. Work shorter
 // than lock/3 costs no store call: its renewal never comes due.
 //
 // Why this keeps executions apart: a store extends a claim only for the token that holds
@@ -36,6 +40,8 @@ type work struct {
 	cancel          context.CancelCauseFunc
 	key             Key
 	bg              detached
+	rec             recorder
+	in              bodyReader
 
 	store Store
 	token string
@@ -69,16 +75,20 @@ func (d *detached) Value(k any) any             { return d.parent.Value(k) }
 // lockMargin is how long before its claim could lapse a hold gives up and cancels the work.
 func lockMargin(lock time.Duration) time.Duration { return lock / 10 }
 
-// startWork returns the work under the claim token took on key at claimed, with its
-// context derived from parent, and schedules its renewals.
-func startWork(parent context.Context, store Store, key Key, token string, lock time.Duration, claimed time.Time) *work {
-	w := &work{key: key, store: store, token: token, lock: lock, deadline: claimed.Add(lock), index: -1}
+// start begins the work under the claim token took on w.key at claimed, with its context
+// derived from parent, and schedules its renewals.
+func (w *work) start(parent context.Context, store Store, token string, lock time.Duration, claimed time.Time) {
+	w.store, w.token, w.lock, w.deadline, w.index = store, token, lock, claimed.Add(lock), -1
 	w.Context, w.cancel = context.WithCancelCause(parent)
 	w.bg.parent = parent
-	w.due = claimed.Add(lock / 3)
+	w.due = claimed.Add(renewEvery(lock))
 	renewals.add(w)
-	return w
 }
+
+// renewEvery is the time between renewals of a claim held for lock, retryEvery between
+// attempts after a failed one: at least a millisecond, so a tiny lock cannot spin.
+func renewEvery(lock time.Duration) time.Duration { return max(lock/3, time.Millisecond) }
+func retryEvery(lock time.Duration) time.Duration { return max(lock/12, time.Millisecond) }
 
 // renew runs when the renewal is due, in a goroutine of its own: one renewal, then the next
 // scheduled, or the work cancelled.
@@ -92,20 +102,33 @@ func (w *work) renew() {
 	w.mu.Unlock()
 
 	start := time.Now()
-	// The renewal must answer before the claim could lapse, or it is too late to matter.
+	// The renewal must answer before the claim could lapse, or it is too late to matter;
+	// and the work is cancelled at that moment whether the store has answered or not (a
+	// store may not honour its context: go-redis without ContextTimeoutEnabled does not).
 	ctx, cancel := context.WithDeadline(&w.bg, giveUp)
+	stop := context.AfterFunc(ctx, func() {
+		if ctx.Err() != context.DeadlineExceeded {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.stopped && w.lost == nil {
+			w.lose(fmt.Errorf("%w: a renewal did not answer before it could lapse", ErrClaimLost))
+		}
+	})
 	err := w.store.Renew(ctx, w.key.Scoped, w.token, w.lock)
+	stop()
 	cancel()
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stopped {
+	if w.stopped || w.lost != nil {
 		return
 	}
 	switch {
 	case err == nil:
 		w.deadline = start.Add(w.lock)
-		w.due = start.Add(w.lock / 3)
+		w.due = start.Add(renewEvery(w.lock))
 	case errors.Is(err, ErrNotHolder):
 		w.lose(fmt.Errorf("%w: another caller holds it", ErrClaimLost))
 		return
@@ -115,7 +138,7 @@ func (w *work) renew() {
 			w.lose(fmt.Errorf("%w: renewals failed until it could lapse: %w", ErrClaimLost, err))
 			return
 		}
-		w.due = time.Now().Add(min(w.lock/12, left))
+		w.due = time.Now().Add(min(retryEvery(w.lock), left))
 	}
 	renewals.add(w)
 }

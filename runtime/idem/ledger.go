@@ -18,8 +18,9 @@ const DefaultLedgerTable = "idgen_done"
 // DefaultLedgerTTL is how long a Ledger remembers a key when LedgerOptions.TTL is zero.
 const DefaultLedgerTTL = 7 * 24 * time.Hour
 
-// Execer runs a statement: *sql.Tx, *sql.Conn, GORM's Statement.ConnPool inside a
-// transaction, and ent's generated Tx with the sql/execquery feature are Execers.
+// Execer runs a statement: *sql.Tx, GORM's Statement.ConnPool inside a transaction, and
+// ent's generated Tx with the sql/execquery feature are Execers (so are *sql.DB and
+// *sql.Conn, for CreateTable and Purge; Record needs the work's transaction).
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
@@ -39,8 +40,11 @@ type LedgerOptions struct {
 // or not at all, so a redelivered message finds its key and does nothing, and a consumer
 // that dies mid-work leaves neither. No lock can lapse and no claim needs renewing: two
 // consumers with one key serialise on the key's row, and the second finds it committed
-// (or, if the first rolled back, runs). Use Once for work whose effects are outside the
-// database.
+// (or, if the first rolled back, runs). Under PostgreSQL's REPEATABLE READ or
+// SERIALIZABLE the second gets a serialization failure instead of waiting, and on MySQL
+// three or more at once can deadlock on the key's row: OnceTx runs such transactions again;
+// callers of Record in their own transactions must do the same. Use Once for work whose
+// effects are outside the database.
 //
 // Record inserts first: one statement when the key is new. On PostgreSQL and SQLite it is
 // INSERT ... ON CONFLICT DO UPDATE ... WHERE expired, which never fails (a failed

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -96,8 +96,7 @@ type Middleware struct {
 	cfg     Config
 	log     *slog.Logger
 	watches watches
-	pool    sync.Pool // *recorder
-	warn    string    // the Idempotency-Warning of a response passed through
+	warn    string // the Idempotency-Warning of a response passed through
 }
 
 // New checks cfg, fills its defaults and returns the middleware.
@@ -138,7 +137,6 @@ func New(cfg Config) (*Middleware, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	m.pool.New = func() any { return &recorder{header: http.Header{}} }
 	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, streamed or hijacked); a retry with this key gets its status without the body"
 	return m, nil
 }
@@ -180,9 +178,8 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		problem(w, http.StatusUnauthorized, "Unauthorized", "the caller could not be identified")
 		return
 	}
-	rec := m.pool.Get().(*recorder)
-	defer m.recycle(rec)
-	body, err := rec.readBody(r.Body, m.cfg.MaxRequestBytes)
+	wk := &work{}
+	body, err := wk.in.read(r.Body, m.cfg.MaxRequestBytes)
 	if err != nil {
 		m.log.LogAttrs(r.Context(), slog.LevelInfo, "idem: reading the request body", slog.Any("error", err))
 		problem(w, http.StatusBadRequest, "Unreadable body", "the request body could not be read")
@@ -192,8 +189,9 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		problem(w, http.StatusRequestEntityTooLarge, "Request too large", fmt.Sprintf("request bodies above %d bytes are not accepted with an idempotency key", m.cfg.MaxRequestBytes))
 		return
 	}
-	r.Body = &rec.in
-	k := Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
+	r.Body = &wk.in
+	wk.key = Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
+	k := &wk.key
 	fp := m.fingerprint(r, body)
 
 	ctx := r.Context()
@@ -206,7 +204,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			return
 		}
 		if token != "" {
-			m.run(w, r, next, rec, k, token, claimed)
+			m.run(w, r, next, wk, token, claimed)
 			return
 		}
 		if held.Fingerprint != fp {
@@ -222,26 +220,21 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 			problem(w, http.StatusConflict, "Request in progress", "a request with this key is being processed; retry later")
 			return
 		}
-		// Wait for the first request to finish, then look again.
+		// Wait for the first request to finish, then look again. The key may have been
+		// released and completed by another request in between: its fingerprint is
+		// checked again.
 		if done := m.watches.await(ctx, m.cfg.Store, k.Scoped, deadline); done != nil {
-			replay(w, done)
+			if done.Fingerprint != fp {
+				problem(w, http.StatusUnprocessableEntity, "Idempotency-Key reused", "this key was used for a different request (method, path, body or headers differ)")
+				return
+			}
+			replay(w, done.Response)
 			return
 		}
 		if ctx.Err() != nil {
 			return
 		}
 	}
-}
-
-// recycle puts rec back for another request, unless it passed a response through (it
-// shares the client's header map) or grew past 64 KiB (it would pin its buffers).
-func (m *Middleware) recycle(rec *recorder) {
-	if rec.passing() || rec.body.Cap() > 64<<10 || cap(rec.inBuf) > 64<<10 {
-		return
-	}
-	rec.w = nil
-	rec.in.Reset(nil)
-	m.pool.Put(rec)
 }
 
 // unavailable answers 503 for a store that failed, and logs what failed: the client learns
@@ -254,46 +247,56 @@ func (m *Middleware) unavailable(ctx context.Context, w http.ResponseWriter, doi
 
 // run calls the handler for the claimed key, keeping the claim while it runs, then
 // completes or releases the key and sends the response.
-func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, rec *recorder, k Key, token string, claimed time.Time) {
-	store := m.cfg.Store
-	wk := startWork(r.Context(), store, k, token, m.cfg.LockTimeout, claimed)
+func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, wk *work, token string, claimed time.Time) {
+	store, key := m.cfg.Store, wk.key.Scoped
+	wk.start(r.Context(), store, token, m.cfg.LockTimeout, claimed)
 	// The store calls below must happen even if the client went away.
 	bg := &wk.bg
-	rec.reset(w, m.cfg.MaxResponseBytes, m.warn)
+	rec := &wk.rec
+	rec.init(w, m.cfg.MaxResponseBytes, m.warn)
+	// The handler sets its headers on the client's map (see recorder); what was there
+	// before it ran is what an answer of the middleware's own keeps.
+	var before http.Header
+	if len(w.Header()) > 0 {
+		before = w.Header().Clone()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			wk.stop()
-			store.Release(bg, k.Scoped, token)
-			m.watches.wake(k.Scoped)
+			store.Release(bg, key, token)
+			m.watches.wake(key)
 			panic(p)
 		}
-		m.watches.wake(k.Scoped)
+		m.watches.wake(key)
 	}()
 	next.ServeHTTP(rec, r.WithContext(wk))
 	lost := wk.stop()
 	status := rec.statusCode()
 	switch {
 	case lost != nil:
-		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was lost while the handler ran; nothing stored", slog.String("key", k.Scoped), slog.Any("error", lost))
+		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was lost while the handler ran; nothing stored", slog.String("key", key), slog.Any("error", lost))
 		if !rec.passing() {
+			h := w.Header()
+			clear(h)
+			maps.Copy(h, before)
 			m.unavailable(bg, w, "renewing the claim", lost)
 		}
 		return
 	case m.cfg.Release(status):
-		if err := store.Release(bg, k.Scoped, token); err != nil && !errors.Is(err, ErrNotHolder) {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", k.Scoped), slog.Any("error", err))
+		if err := store.Release(bg, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", key), slog.Any("error", err))
 		}
 	case rec.passing():
-		resp := m.omitted(rec, status)
-		if err := store.Complete(bg, k.Scoped, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", k.Scoped), slog.Any("error", err))
+		resp := m.omitted(w.Header(), status)
+		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", key), slog.Any("error", err))
 		}
 		return
 	default:
-		resp := Response{Status: status, Header: storedHeader(rec.header), Body: rec.body.Bytes()}
-		if err := store.Complete(bg, k.Scoped, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key; a retry may run the handler again", slog.String("key", k.Scoped), slog.Any("error", err))
-			rec.header.Set(WarningHeader, "the response was not stored; a retry with this key may run again")
+		resp := Response{Status: status, Header: storedHeader(w.Header()), Body: rec.body}
+		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key; a retry may run the handler again", slog.String("key", key), slog.Any("error", err))
+			w.Header().Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
 	if !rec.passing() {
@@ -303,8 +306,8 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 
 // omitted is what a key whose response was passed through replays: the status and
 // headers, and a problem+json body saying the original body was not kept.
-func (m *Middleware) omitted(rec *recorder, status int) Response {
-	h := storedHeader(rec.header)
+func (m *Middleware) omitted(header http.Header, status int) Response {
+	h := storedHeader(header)
 	for _, k := range []string{"Content-Length", "Content-Encoding", "Content-Range", "Etag", "Last-Modified", "Trailer"} {
 		h.Del(k)
 	}

@@ -75,6 +75,9 @@ func (h *orderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"order":%d,"tenant":%q,"request":%s}`, n, r.Header.Get("X-Tenant"), body)
 }
 
+// discard is the logger of tests that provoke errors on purpose.
+var discard = slog.New(slog.DiscardHandler)
+
 func newServer(t *testing.T, cfg Config, h http.Handler) *httptest.Server {
 	t.Helper()
 	if cfg.Logger == nil {

@@ -47,7 +47,8 @@ func Once(ctx context.Context, store Store, key string, fn func(context.Context)
 		}
 		return ErrInProgress
 	}
-	w := startWork(ctx, store, Key{Value: key, Scoped: key}, token, opts.LockTimeout, claimed)
+	w := &work{key: Key{Value: key, Scoped: key}}
+	w.start(ctx, store, token, opts.LockTimeout, claimed)
 	bg := &w.bg
 	defer func() {
 		if p := recover(); p != nil {

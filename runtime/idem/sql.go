@@ -465,8 +465,9 @@ func (s *SQL) Renew(ctx context.Context, key, token string, lock time.Duration) 
 }
 
 // change runs a statement that changes the row of a claim, and returns ErrNotHolder when
-// it changed nothing. (Both statements change state or remove the row, so even MySQL,
-// which counts only rows whose values changed, counts the row.)
+// it changed nothing. (Complete and Release change the state or remove the row, so even
+// MySQL, which counts only rows whose values changed, counts the row; Renew handles the
+// renewal that changed no value itself.)
 func (s *SQL) change(ctx context.Context, doing, q string, args []any) error {
 	var n int64
 	err := s.retry(ctx, func() error {

@@ -57,14 +57,16 @@ type Store interface {
 	// returns the record that holds the key, and no token.
 	Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (token string, held *Record, err error)
 	// Complete stores resp for the key claimed with token, kept for ttl. ErrNotHolder if the
-	// claim is no longer the token's.
+	// claim is no longer the token's. It must copy what it keeps of resp: the middleware
+	// passes the header map and body it is about to send.
 	Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error
 	// Release gives the key claimed with token back, so a retry can claim it.
 	// ErrNotHolder if the claim is no longer the token's.
 	Release(ctx context.Context, key, token string) error
 	// Renew extends the in-progress claim token holds on key to lock from now, so work
 	// that outlasts the lock keeps the key. ErrNotHolder if the claim is no longer the
-	// token's.
+	// token's. It should honour ctx's deadline (the middleware cancels the work at that
+	// deadline either way).
 	Renew(ctx context.Context, key, token string, lock time.Duration) error
 	// Get returns the record of key, or ErrNotFound.
 	Get(ctx context.Context, key string) (*Record, error)

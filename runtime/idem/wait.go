@@ -23,26 +23,27 @@ type watches struct {
 	m  map[string]*watch
 }
 
-// watch is the wait for one key: done closes when the poll sees the key completed (resp
-// set), gone or lapsed (resp nil: claim again).
+// watch is the wait for one key: done closes when the poll sees the key completed (rec
+// set), gone or lapsed (rec nil: claim again).
 type watch struct {
 	waiters int
 	kick    chan struct{}
 	done    chan struct{}
-	resp    *Response
+	rec     *Record
 	stop    context.CancelFunc
 }
 
-// await waits until the key completes (its response), is free to claim (nil), ctx ends or
-// the deadline passes (nil).
-func (ws *watches) await(ctx context.Context, store Store, key string, deadline time.Time) *Response {
+// await waits until the key completes (its record, whose fingerprint the caller must
+// check: the key may have passed to another request meanwhile), is free to claim (nil),
+// ctx ends or the deadline passes (nil).
+func (ws *watches) await(ctx context.Context, store Store, key string, deadline time.Time) *Record {
 	w := ws.join(store, key)
 	defer ws.leave(key, w)
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case <-w.done:
-		return w.resp
+		return w.rec
 	case <-ctx.Done():
 	case <-t.C:
 	}
@@ -107,7 +108,7 @@ func (ws *watches) poll(ctx context.Context, store Store, key string, w *watch) 
 		if err == nil && rec.State == Completed || free {
 			ws.mu.Lock()
 			if err == nil && rec.State == Completed {
-				w.resp = rec.Response
+				w.rec = rec
 			}
 			if ws.m[key] == w {
 				delete(ws.m, key)

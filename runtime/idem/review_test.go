@@ -1,0 +1,157 @@
+package idem
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// deafStore is a store whose Renew, once armed, blocks until released and ignores its
+// context, as go-redis does without ContextTimeoutEnabled when the network stalls.
+type deafStore struct {
+	Store
+	armed   atomic.Bool
+	blocked chan struct{} // closed when a Renew is blocked
+	release chan struct{}
+}
+
+func (s *deafStore) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+	if s.armed.CompareAndSwap(true, false) {
+		close(s.blocked)
+		<-s.release
+	}
+	return s.Store.Renew(ctx, key, token, lock)
+}
+
+// TestRenewalThatNeverAnswers: a renewal stuck in a store that ignores its deadline still
+// cancels the work before the claim could lapse: while the store call is blocked.
+func TestRenewalThatNeverAnswers(t *testing.T) {
+	s := &deafStore{Store: NewMemory(), blocked: make(chan struct{}), release: make(chan struct{})}
+	s.armed.Store(true)
+	defer close(s.release)
+	w := newSlowWork(time.Minute)
+	done := make(chan error, 1)
+	go func() { done <- Once(context.Background(), s, "deaf", w.do, OnceOptions{LockTimeout: testLock}) }()
+	<-w.started
+	<-s.blocked
+	select {
+	case cause := <-w.cause:
+		if !errors.Is(cause, ErrClaimLost) {
+			t.Fatalf("cancelled with %v", cause)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the work was not cancelled while its renewal hung")
+	}
+	if err := <-done; !errors.Is(err, ErrClaimLost) {
+		t.Errorf("Once: %v", err)
+	}
+}
+
+// TestBodyIsTheRequests: a handler that keeps its request body past its return reads its
+// own body, whatever requests came after (nothing of a request is pooled).
+func TestBodyIsTheRequests(t *testing.T) {
+	var kept []io.Reader
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kept = append(kept, r.Body)
+		w.WriteHeader(201)
+	})
+	mw, _ := New(Config{Store: NewMemory(), Scope: SingleTenant})
+	for i, body := range []string{"TENANT-A", "TENANT-B-CARD-NUMBER"} {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Idempotency-Key", "body-"+body)
+		mw.Wrap(h).ServeHTTP(httptest.NewRecorder(), req)
+		_ = i
+	}
+	if b, _ := io.ReadAll(kept[0]); string(b) != "TENANT-A" {
+		t.Errorf("the first request's body reads %q", b)
+	}
+}
+
+// TestWaiterSeesAnotherRequest: a request waiting on a key that is released and then
+// completed by a request with another payload (through another process's middleware)
+// gets 422, not the other request's response.
+func TestWaiterSeesAnotherRequest(t *testing.T) {
+	store := NewMemory()
+	gate := make(chan struct{})
+	started := make(chan struct{})
+	p1, _ := New(Config{Store: store, Scope: SingleTenant, Logger: discard})
+	p2, _ := New(Config{Store: store, Scope: SingleTenant, Wait: time.Minute, Logger: discard})
+	failing := p1.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-gate
+		w.WriteHeader(500) // releases the key
+	}))
+	other := p1.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(201)
+		io.WriteString(w, "response to C")
+	}))
+	req := func(body string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		r.Header.Set("Idempotency-Key", "shared")
+		return r
+	}
+	go failing.ServeHTTP(httptest.NewRecorder(), req("A"))
+	<-started
+	retry := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		p2.Wrap(http.NotFoundHandler()).ServeHTTP(rec, req("A"))
+		retry <- rec
+	}()
+	// The retry is waiting once the key has a watch in p2.
+	for {
+		p2.watches.mu.Lock()
+		n := len(p2.watches.m)
+		p2.watches.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(gate) // A fails and releases; C takes the key at once in p1
+	var rec *httptest.ResponseRecorder
+	for rec == nil {
+		c := httptest.NewRecorder()
+		other.ServeHTTP(c, req("C"))
+		if c.Code == 201 { // C completed the key: the retry's poll sees C's record
+			rec = <-retry
+			break
+		}
+		select { // the retry's poll saw the key free first, and ran A itself
+		case rec = <-retry:
+		default:
+		}
+	}
+	if rec.Code == 201 && strings.Contains(rec.Body.String(), "response to C") {
+		t.Fatalf("the retry of A got C's response")
+	}
+}
+
+// TestFlushThenStatus: a handler that flushes before setting a status has sent 200; a
+// later WriteHeader(500) does not release the key (the client saw 200), so a retry does
+// not run it again.
+func TestFlushThenStatus(t *testing.T) {
+	var runs atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runs.Add(1)
+		io.WriteString(w, "partial")
+		w.(http.Flusher).Flush()
+		w.WriteHeader(500)
+	})
+	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
+	for range 2 {
+		resp, _ := post(t, srv.URL, "flush", "", "{}")
+		if resp.StatusCode != 200 {
+			t.Errorf("status %d, want the 200 that was sent", resp.StatusCode)
+		}
+	}
+	if runs.Load() != 1 {
+		t.Errorf("handler ran %d times", runs.Load())
+	}
+}
