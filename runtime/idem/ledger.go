@@ -190,8 +190,23 @@ const maxTxAttempts = 10
 // back, so a redelivery runs it again. A transaction the database aborted for contention
 // is run again, fn included (its effects were rolled back), up to 10 times.
 func OnceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
+	begin := func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) }
+	return OnceIn(ctx, begin, l, key, fn)
+}
+
+// Tx is a transaction OnceIn can run work in: *sql.Tx, and ent's generated *ent.Tx with
+// the sql/execquery feature.
+type Tx interface {
+	Execer
+	Commit() error
+	Rollback() error
+}
+
+// OnceIn is OnceTx for transactions of any kind: begin starts one (an ent client's Tx
+// method, say), and fn gets it.
+func OnceIn[T Tx](ctx context.Context, begin func(context.Context) (T, error), l *Ledger, key string, fn func(ctx context.Context, tx T) error) (ran bool, err error) {
 	for attempt := 0; ; attempt++ {
-		ran, err = onceTx(ctx, db, l, key, fn)
+		ran, err = onceIn(ctx, begin, l, key, fn)
 		if err == nil || !sqlerr.Transient(err) || attempt+1 == maxTxAttempts {
 			return ran, err
 		}
@@ -201,8 +216,8 @@ func OnceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx 
 	}
 }
 
-func onceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
-	tx, err := db.BeginTx(ctx, nil)
+func onceIn[T Tx](ctx context.Context, begin func(context.Context) (T, error), l *Ledger, key string, fn func(ctx context.Context, tx T) error) (ran bool, err error) {
+	tx, err := begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("idem: beginning a transaction: %w", err)
 	}
