@@ -24,14 +24,20 @@
 //
 //	//idgen:KIND [KEY=VALUE ...]
 //
-// VALUE is a word without spaces or a double-quoted Go string. The kinds, the underlying
+// VALUE is a word without spaces or a double-quoted Go string. A comment that looks like
+// an annotation but is not one, which the go tool would skip without a word (// idgen:KIND
+// with a space, //IDGEN:KIND, //idgen KIND, /*idgen:KIND*/), is an error naming the
+// spelling wanted. The kinds, the underlying
 // type each needs, and their options:
 //
 //	snowflake  int64     a snowflake ID, BIGINT in SQL
 //	    prefix=usr       text "usr_" + 13 base32 characters (sorts like the number), so an
-//	                     API refuses an OrderID where a UserID belongs; default: decimal
+//	                     API refuses an OrderID where a UserID belongs; default: decimal.
+//	                     Two types of one package may not share a prefix. A prefixed
+//	                     ID is text: its JSON is a string and JSON numbers are refused
 //	    json=string      JSON as a string (default: JavaScript loses integers above 2^53)
-//	    json=number      JSON as a number; strings are accepted on input either way
+//	    json=number      JSON as a number; for a decimal ID, strings and numbers are
+//	                     accepted on input either way
 //	    layout=classic   the layout that decodes Time and Parts: classic (default),
 //	                     classicdc, sonyflake, jsonsafe
 //	number     string    a business number: prefix, time, unique digits
@@ -40,7 +46,8 @@
 //	                     Go time layout, year first, down to the hour, minute or second
 //	    zone=Asia/Shanghai
 //	                     IANA zone with one UTC offset over the layout's lifetime (no
-//	                     daylight saving); default UTC. The offset is pinned in the output.
+//	                     daylight saving); default UTC. The offset is pinned in the output,
+//	                     so zone=Local (the offset of whoever runs go generate) is refused
 //	    layout=classic   the snowflake layout the number encodes
 //	    check=true       append a Luhn check digit
 //	uuid7      [16]byte  a UUIDv7 (type X uuid.UUID works), native uuid in PostgreSQL
@@ -56,6 +63,16 @@
 // with idgen.SetDefault), ParseX with errors matching codec.ErrInvalid, String, AppendText,
 // MarshalText/UnmarshalText, MarshalJSON/UnmarshalJSON, Scan/Value, IsZero, Time, and
 // Generate(ctx, src), which the GORM and ent plugins call to fill a zero ID.
+//
+// Every text form is canonical, so one ID has one text (cache and idempotency keys rely
+// on it): decimal IDs without leading zeros ("0" itself aside), JSON exactly as
+// encoding/json passes it to UnmarshalJSON (no surrounding space, strings without escapes),
+// UUIDs and ObjectIds read in either case and written in lowercase. ParseX(x.String()) == x
+// for every x, and ParseX(s).String() == s for every s accepted (lowercased for hex).
+//
+// Only snowflake sources give a meaningful Time and Parts. A source of dense counters (a
+// runtime/segment Allocator) can fill a snowflake ID, whose Time is then meaningless, and
+// is refused for business numbers (idgen.ErrTimeless), whose text shows the time.
 //
 // Business numbers are unique by construction: a number is a one-to-one text form of a
 // snowflake ID, its time field written in the zone down to the format's resolution, then

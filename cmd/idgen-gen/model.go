@@ -177,6 +177,13 @@ func (t *idType) finish(pos token.Position) error {
 	if t.kind != kindNumber {
 		return nil
 	}
+	if t.zone == "Local" {
+		p := pos
+		if zp, ok := t.optPos["zone"]; ok {
+			p = zp
+		}
+		return errorAt(p, "idgen:number: zone=Local would pin the UTC offset of the machine that runs go generate, so two builds could give one ID two numbers: want an IANA name with one offset, such as Asia/Shanghai or UTC")
+	}
 	loc, err := time.LoadLocation(t.zone)
 	if err != nil {
 		return errorAt(pos, "idgen:number: zone=%q: %v", t.zone, err)

@@ -182,7 +182,8 @@ func renderByteArrayText(f *File, n string, width, size int, form string, parseB
 	f.Line()
 	renderTextMethods(f, n, size, parse)
 	renderQuotedJSON(f, n, size, "")
-	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.")
+	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as")
+	f.Comment("encoding/json passes it; null leaves the ID alone.")
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
 		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
 		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),

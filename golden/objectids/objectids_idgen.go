@@ -79,7 +79,8 @@ func (id DocumentID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *DocumentID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("DocumentID", b)
 	if err != nil || null {

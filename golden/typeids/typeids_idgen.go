@@ -88,7 +88,8 @@ func (id UserTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *UserTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("UserTID", b)
 	if err != nil || null {
@@ -204,7 +205,8 @@ func (id LineItemTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("LineItemTID", b)
 	if err != nil || null {
@@ -319,7 +321,8 @@ func (id BareTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *BareTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("BareTID", b)
 	if err != nil || null {

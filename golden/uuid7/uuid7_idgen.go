@@ -83,7 +83,8 @@ func (id SessionID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *SessionID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("SessionID", b)
 	if err != nil || null {
@@ -190,7 +191,8 @@ func (id RequestID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *RequestID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("RequestID", b)
 	if err != nil || null {
