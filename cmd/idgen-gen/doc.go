@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	idgen-gen [-tags a,b] [-n] [packages]
+//	idgen-gen [-tags a,b] [-n] [-gorm] [packages]
 //	idgen-gen decode [-layout classic] ID
 //
 // With no packages it reads the package in the current directory, as go:generate runs it:
@@ -50,12 +50,19 @@
 //	                     so zone=Local (the offset of whoever runs go generate) is refused
 //	    layout=classic   the snowflake layout the number encodes
 //	    check=true       append a Luhn check digit
-//	uuid7      [16]byte  a UUIDv7 (type X uuid.UUID works), native uuid in PostgreSQL
+//	uuid7      [16]byte  a UUIDv7 (type X uuid.UUID works), stored as its 36-character text:
+//	                     varchar(36) under GORM's AutoMigrate, native uuid on PostgreSQL
+//	                     and char(36) on MySQL/MariaDB with -gorm
 //	typeid     [16]byte  a TypeID, wire-compatible with go.jetify.com/typeid
 //	    prefix=user      lowercase letters and '_', starting and ending with a letter
 //	    sql=uuid         store the UUID (default); sql=text stores the TypeID text
 //	objectid   [12]byte  a MongoDB ObjectId (seconds, 5 process bytes, 3-byte counter),
 //	                     24 hex characters, for services that share IDs with MongoDB
+//
+// -gorm adds GormDBDataType to the UUID kinds (it imports gorm.io/gorm, so it is not the
+// default): GORM's AutoMigrate then makes a native uuid column on PostgreSQL. Without it
+// every kind still tells GORM a column that fits what Value writes on every database:
+// bigint, varchar(width) for numbers, varchar(36) for UUIDs, varchar(24) for ObjectIds.
 //
 // # What each type gets
 //

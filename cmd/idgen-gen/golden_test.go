@@ -43,7 +43,7 @@ func TestGolden(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		cases++
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			files, err := generate([]*packages.Package{p})
+			files, err := generate([]*packages.Package{p}, goldenOptions(p))
 			if strings.Contains(filepath.ToSlash(rel), "golden/errors/") {
 				checkErrorCase(t, root, dir, files, err)
 				return
@@ -67,6 +67,28 @@ func TestGolden(t *testing.T) {
 	if cases < 10 {
 		t.Fatalf("only %d golden cases found", cases)
 	}
+}
+
+// goldenOptions reads a case's flags from its //go:generate line, so the case says how
+// it is generated and go generate in its folder writes the same file.
+func goldenOptions(p *packages.Package) options {
+	var opts options
+	for _, f := range p.Syntax {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				line, ok := strings.CutPrefix(c.Text, "//go:generate ")
+				if !ok || !strings.Contains(line, "idgen-gen") {
+					continue
+				}
+				for _, arg := range strings.Fields(line) {
+					if arg == "-gorm" {
+						opts.gorm = true
+					}
+				}
+			}
+		}
+	}
+	return opts
 }
 
 func checkErrorCase(t *testing.T, root, dir string, files []file, err error) {

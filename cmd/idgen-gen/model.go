@@ -58,6 +58,7 @@ var layouts = map[string]func() snowflake.Layout{
 type pkgModel struct {
 	name, path, dir string
 	types           []*idType
+	gorm            bool // write GormDBDataType methods (-gorm)
 }
 
 // idType is one annotated type, with its options checked and defaulted.
@@ -74,6 +75,7 @@ type idType struct {
 	zoneOffset int    // number: the zone's fixed UTC offset, in seconds
 	check      bool   // number: Luhn check digit
 	sqlText    bool   // typeid: store the TypeID text, not the UUID
+	width      int    // number: the length of every number
 
 	optPos map[string]token.Position // where each option was given
 }
@@ -188,7 +190,8 @@ func (t *idType) finish(pos token.Position) error {
 	if err != nil {
 		return errorAt(pos, "idgen:number: zone=%q: %v", t.zone, err)
 	}
-	if _, err := number.Compile(number.Spec{Prefix: t.prefix, Time: t.timeFormat, Zone: loc, Layout: layouts[t.layout](), Check: t.check}); err != nil {
+	nf, err := number.Compile(number.Spec{Prefix: t.prefix, Time: t.timeFormat, Zone: loc, Layout: layouts[t.layout](), Check: t.check})
+	if err != nil {
 		var se *number.SpecError
 		if errors.As(err, &se) {
 			key := strings.ToLower(se.Field)
@@ -202,6 +205,7 @@ func (t *idType) finish(pos token.Position) error {
 	// The zone keeps one offset over the layout's lifetime (Compile checked): generated
 	// code pins it, so numbers never depend on the zone database of the machine that runs it.
 	_, t.zoneOffset = layouts[t.layout]().Epoch.In(loc).Zone()
+	t.width = nf.Width()
 	return nil
 }
 

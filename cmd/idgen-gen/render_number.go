@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
@@ -85,6 +86,7 @@ func renderNumber(f *File, t *idType) {
 		Return(String().Call(Id("id")), Nil()),
 	)
 	f.Line()
+	renderGormDataType(f, n, fmt.Sprintf("varchar(%d)", t.width), "the width of every number")
 	f.Comment("IsZero reports whether the number is unset.")
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Lit("")))
 	f.Line()

@@ -245,6 +245,14 @@ func (id PaymentNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
+/*
+GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+*/
+func (PaymentNo) GormDataType() string {
+	return "varchar(28)"
+}
+
 // IsZero reports whether the number is unset.
 func (id PaymentNo) IsZero() bool {
 	return id == ""
@@ -361,7 +369,11 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero TraceID.
+/*
+Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
+// stored by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero TraceID.
+*/
 func (id *TraceID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
 	if err != nil {
@@ -371,10 +383,18 @@ func (id *TraceID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id TraceID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (TraceID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -473,7 +493,11 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero InvoiceTID.
+/*
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
+// another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero InvoiceTID.
+*/
 func (id *InvoiceTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
@@ -488,10 +512,18 @@ func (id *InvoiceTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id InvoiceTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (InvoiceTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -832,7 +864,8 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: 24 hex characters, or 12 bytes (binary(12)). NULL scans as the zero DocumentID.
+// Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
+// stored by another writer. NULL scans as the zero DocumentID.
 func (id *DocumentID) Scan(src any) error {
 	v, _, err := objectid.Scan("DocumentID", src)
 	if err != nil {
@@ -845,6 +878,14 @@ func (id *DocumentID) Scan(src any) error {
 // Value implements driver.Valuer: the 24 hex characters.
 func (id DocumentID) Value() (driver.Value, error) {
 	return id.String(), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(24),
+// the 24 hex characters Value writes.
+*/
+func (DocumentID) GormDataType() string {
+	return "varchar(24)"
 }
 
 // IsZero reports whether the ID is unset.

@@ -115,6 +115,14 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
+/*
+GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+*/
+func (OrderNo) GormDataType() string {
+	return "varchar(27)"
+}
+
 // IsZero reports whether the number is unset.
 func (id OrderNo) IsZero() bool {
 	return id == ""
@@ -252,6 +260,14 @@ func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
+/*
+GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+*/
+func (TxnNo) GormDataType() string {
+	return "varchar(28)"
+}
+
 // IsZero reports whether the number is unset.
 func (id TxnNo) IsZero() bool {
 	return id == ""
@@ -387,6 +403,14 @@ func (id *RefundNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id RefundNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+*/
+func (RefundNo) GormDataType() string {
+	return "varchar(27)"
 }
 
 // IsZero reports whether the number is unset.

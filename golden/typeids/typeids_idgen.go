@@ -98,7 +98,11 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero UserTID.
+/*
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
+// another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero UserTID.
+*/
 func (id *UserTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("UserTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("UserTID", s); err == nil {
@@ -113,10 +117,18 @@ func (id *UserTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id UserTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (UserTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -215,7 +227,11 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero LineItemTID.
+/*
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
+// another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero LineItemTID.
+*/
 func (id *LineItemTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("LineItemTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineItemTID", s); err == nil {
@@ -233,6 +249,14 @@ func (id *LineItemTID) Scan(src any) error {
 // Value implements driver.Valuer: the TypeID text (sql=text).
 func (id LineItemTID) Value() (driver.Value, error) {
 	return id.String(), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the TypeID text Value writes (sql=text).
+*/
+func (LineItemTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -331,7 +355,11 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero BareTID.
+/*
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
+// another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero BareTID.
+*/
 func (id *BareTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("BareTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("BareTID", s); err == nil {
@@ -346,10 +374,18 @@ func (id *BareTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id BareTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (BareTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.

@@ -93,7 +93,11 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero SessionID.
+/*
+Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
+// stored by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero SessionID.
+*/
 func (id *SessionID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
@@ -103,10 +107,18 @@ func (id *SessionID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id SessionID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (SessionID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -201,7 +213,11 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero RequestID.
+/*
+Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
+// stored by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero RequestID.
+*/
 func (id *RequestID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("RequestID", src, parseRequestID)
 	if err != nil {
@@ -211,10 +227,18 @@ func (id *RequestID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id RequestID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (RequestID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.

@@ -242,6 +242,14 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
+/*
+GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+*/
+func (OrderNo) GormDataType() string {
+	return "varchar(28)"
+}
+
 // IsZero reports whether the number is unset.
 func (id OrderNo) IsZero() bool {
 	return id == ""
@@ -358,7 +366,11 @@ func (id *PaymentID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero PaymentID.
+/*
+Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
+// stored by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero PaymentID.
+*/
 func (id *PaymentID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("PaymentID", src, parsePaymentID)
 	if err != nil {
@@ -368,10 +380,18 @@ func (id *PaymentID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id PaymentID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+*/
+func (PaymentID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -485,6 +505,14 @@ func (id *TxnNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+/*
+GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+*/
+func (TxnNo) GormDataType() string {
+	return "varchar(27)"
 }
 
 // IsZero reports whether the number is unset.

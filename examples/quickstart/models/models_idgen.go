@@ -241,6 +241,14 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
+/*
+GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+*/
+func (OrderNo) GormDataType() string {
+	return "varchar(28)"
+}
+
 // IsZero reports whether the number is unset.
 func (id OrderNo) IsZero() bool {
 	return id == ""
