@@ -81,7 +81,7 @@ func model(p *packages.Package) (*pkgModel, error) {
 					errs = append(errs, errorAt(a.pos, "idgen:%s: no type information for %s", a.kind, ts.Name.Name))
 					continue
 				}
-				t, err := buildType(a, ts.Name.Name, obj)
+				t, err := buildType(a, ts.Name.Name, obj, firstTypeError(p))
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -189,6 +189,16 @@ func typeAnnotation(fset *token.FileSet, doc *ast.CommentGroup, used map[token.P
 		found = a
 	}
 	return found, nil
+}
+
+// firstTypeError is the first error that kept the package from type-checking, if any.
+func firstTypeError(p *packages.Package) string {
+	for _, e := range p.Errors {
+		if e.Kind == packages.TypeError {
+			return e.Error()
+		}
+	}
+	return ""
 }
 
 func dirOf(file string) string {

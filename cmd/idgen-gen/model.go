@@ -83,14 +83,19 @@ type idType struct {
 var snowflakePrefix = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // buildType checks an annotation against the declared type and returns the model.
-func buildType(a *annotation, name string, obj types.Object) (*idType, error) {
+func buildType(a *annotation, name string, obj types.Object, typeErr string) (*idType, error) {
 	k, ok := kinds[a.kind]
 	if !ok {
 		return nil, errorAt(a.pos, "idgen: unknown kind %q: want one of %s", a.kind, kindList())
 	}
 	t := &idType{name: name, pos: a.pos, kind: a.kind, layout: "classic", optPos: map[string]token.Position{}}
 	if obj.Type().Underlying() == types.Typ[types.Invalid] {
-		return nil, errorAt(a.pos, "idgen:%s: the type of %s does not resolve: fix the package's type errors first", a.kind, name)
+		why := ""
+		if typeErr != "" {
+			// Most often an import whose module is not in go.mod or go.sum yet: say so.
+			why = " (" + typeErr + "; if a module is missing, run go mod tidy)"
+		}
+		return nil, errorAt(a.pos, "idgen:%s: the type of %s does not resolve: fix the package's type errors first%s", a.kind, name, why)
 	}
 	if got := underlyingName(obj.Type()); got != k.underlying {
 		return nil, errorAt(a.pos, "idgen:%s: type %s has underlying type %s: want %s", a.kind, name, got, k.underlying)
