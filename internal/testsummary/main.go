@@ -97,14 +97,17 @@ func summarize(r io.Reader, w io.Writer) (*summary, error) {
 			s.failedPkgs = append(s.failedPkgs, e.Package)
 		case e.Action == "output":
 			output[k] = append(output[k], e.Output)
-		case e.Action == "pass" || e.Action == "fail" || e.Action == "skip":
+		case e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
 			out := output[k]
 			delete(output, k)
+			used := map[string]bool{} // a test may use several servers, each once
 			for _, o := range out {
 				if m := strings.Index(o, testdb.UsedMarker); m >= 0 {
-					s.servers[strings.TrimSpace(o[m+len(testdb.UsedMarker):])]++
-					break
+					used[strings.TrimSpace(o[m+len(testdb.UsedMarker):])] = true
 				}
+			}
+			for server := range used {
+				s.servers[server]++
 			}
 			switch e.Action {
 			case "pass":

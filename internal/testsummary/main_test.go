@@ -19,6 +19,8 @@ const stream = `{"ImportPath":"example.com/d","Action":"build-output","Output":"
 {"Action":"output","Package":"example.com/a","Test":"TestX","Output":"=== RUN   TestX\n"}
 {"Action":"run","Package":"example.com/a","Test":"TestX/postgres"}
 {"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: PostgreSQL\n"}
+{"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: Redis\n"}
+{"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: PostgreSQL\n"}
 {"Action":"pass","Package":"example.com/a","Test":"TestX/postgres"}
 {"Action":"run","Package":"example.com/a","Test":"TestX/mysql"}
 {"Action":"output","Package":"example.com/a","Test":"TestX/mysql","Output":"    setup_test.go:97: set IDGEN_TEST_MYSQL_DSN to run against mysql\n"}
@@ -28,6 +30,7 @@ const stream = `{"ImportPath":"example.com/d","Action":"build-output","Output":"
 {"Action":"output","Package":"example.com/a","Output":"PASS\n"}
 {"Action":"output","Package":"example.com/a","Output":"ok  \texample.com/a\t0.1s\n"}
 {"Action":"pass","Package":"example.com/a"}
+{"Action":"skip","Package":"example.com/e"}
 {"Action":"run","Package":"example.com/b","Test":"TestY"}
 {"Action":"output","Package":"example.com/b","Test":"TestY","Output":"    y_test.go:3: boom\n"}
 {"Action":"output","Package":"example.com/b","Test":"TestY","Output":"--- FAIL: TestY (0.00s)\n"}
@@ -49,8 +52,8 @@ func TestSummarize(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"ran", s.ran, 4}, {"passed", s.passed, 3}, {"failed", s.failed, 1}, {"skipped", s.skipped, 2},
-		{"server skips", s.serverSkips, 2}, {"PostgreSQL", s.servers["PostgreSQL"], 1},
+		{"ran", s.ran, 3}, {"passed", s.passed, 2}, {"failed", s.failed, 1}, {"skipped", s.skipped, 2},
+		{"server skips", s.serverSkips, 2}, {"PostgreSQL", s.servers["PostgreSQL"], 1}, {"Redis", s.servers["Redis"], 1},
 		{"skips for mysql", s.skips["set IDGEN_TEST_MYSQL_DSN to run against mysql\n"], 2},
 		{"failed packages", len(s.failedPkgs), 2},
 	} {
@@ -67,7 +70,7 @@ func TestSummarize(t *testing.T) {
 	var sum bytes.Buffer
 	s.print(&sum)
 	for _, line := range []string{
-		"tests and subtests: 4 ran (3 passed, 1 failed), 2 skipped",
+		"tests and subtests: 3 ran (2 passed, 1 failed), 2 skipped",
 		"      1  PostgreSQL",
 		"      2  set IDGEN_TEST_MYSQL_DSN to run against mysql",
 		"failed packages: example.com/d example.com/b",
