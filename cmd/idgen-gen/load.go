@@ -112,7 +112,8 @@ func model(p *packages.Package) (*pkgModel, error) {
 // nearMiss reports whether a comment is a misspelt annotation, such as "// idgen:snowflake",
 // "//IDGEN:uuid7", "//idgen snowflake" or "/*idgen:number*/", which the go tool and this
 // one would otherwise skip without a word. It returns the spelling wanted. Prose that
-// mentions idgen is not a near miss: the word after idgen must be a kind.
+// mentions idgen is not a near miss: the word after idgen must be a kind, followed by
+// nothing or by KEY=VALUE options ("// idgen: number of retries" is prose).
 func nearMiss(text string) (string, bool) {
 	body, ok := strings.CutPrefix(text, "//")
 	if !ok {
@@ -132,8 +133,12 @@ func nearMiss(text string) (string, bool) {
 	if _, ok := kinds[kind]; !ok {
 		return "", false
 	}
+	args = strings.TrimSpace(args)
+	if fields := strings.Fields(args); len(fields) > 0 && !strings.Contains(fields[0], "=") {
+		return "", false
+	}
 	want := annotationPrefix + kind
-	if args = strings.TrimSpace(args); args != "" {
+	if args != "" {
 		want += " " + args
 	}
 	return want, true

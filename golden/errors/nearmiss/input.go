@@ -16,7 +16,8 @@ type DocumentID [12]byte
 type OrderNo string
 
 // idgen: the library that writes these types is not an annotation, and neither is
-// idgen:frobnicate.
+// idgen:frobnicate, nor
+// idgen: number of retries.
 type plain int64
 
 var _ plain
