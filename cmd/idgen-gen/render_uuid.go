@@ -45,9 +45,9 @@ func renderUUID(f *File, t *idType, gorm bool) {
 	renderByteArrayText(f, n, 16, size, form, parseBody, appendCall)
 
 	scanParse := Id(parse)
-	scanDoc := "the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes\n// stored by another writer (Value writes text, so binary(16) is no column for it)"
+	scanDoc := "the UUID as text (what uuid, char(36) and varchar(36)\n// columns return), or 16 raw bytes stored by another writer (Value writes text, so\n// binary(16) is no column for it)"
 	if t.kind == kindTypeID {
-		scanDoc = "the UUID as text, the TypeID text, or 16 raw bytes stored by\n// another writer (Value writes text, so binary(16) is no column for it)"
+		scanDoc = "the UUID as text, the TypeID text, or 16 raw bytes stored\n// by another writer (Value writes text, so binary(16) is no column for it)"
 		scanParse = Func().Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(
 			If(List(Id("u"), Err()).Op(":=").Qual(pkgCodec, "ParseUUID").Call(Lit(n), Id("s")), Err().Op("==").Nil()).Block(
 				Return(Id("u"), Nil()),

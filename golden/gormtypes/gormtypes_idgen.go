@@ -371,8 +371,9 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
-// stored by another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
 // NULL scans as the zero SessionID.
 */
 func (id *SessionID) Scan(src any) error {
@@ -507,8 +508,8 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero InvoiceTID.
 */
 func (id *InvoiceTID) Scan(src any) error {
@@ -648,8 +649,8 @@ func (id *LineTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero LineTID.
 */
 func (id *LineTID) Scan(src any) error {

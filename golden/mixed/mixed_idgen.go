@@ -370,8 +370,9 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
-// stored by another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
 // NULL scans as the zero TraceID.
 */
 func (id *TraceID) Scan(src any) error {
@@ -494,8 +495,8 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero InvoiceTID.
 */
 func (id *InvoiceTID) Scan(src any) error {

@@ -99,8 +99,8 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero UserTID.
 */
 func (id *UserTID) Scan(src any) error {
@@ -228,8 +228,8 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero LineItemTID.
 */
 func (id *LineItemTID) Scan(src any) error {
@@ -356,8 +356,8 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored by
-// another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero BareTID.
 */
 func (id *BareTID) Scan(src any) error {

@@ -94,8 +94,9 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
-// stored by another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
 // NULL scans as the zero SessionID.
 */
 func (id *SessionID) Scan(src any) error {
@@ -214,8 +215,9 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
-// stored by another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
 // NULL scans as the zero RequestID.
 */
 func (id *RequestID) Scan(src any) error {

@@ -367,8 +367,9 @@ func (id *PaymentID) UnmarshalJSON(b []byte) error {
 }
 
 /*
-Scan implements sql.Scanner: the UUID as text (uuid, char(36) and varchar(36) columns), or 16 raw bytes
-// stored by another writer (Value writes text, so binary(16) is no column for it).
+Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
 // NULL scans as the zero PaymentID.
 */
 func (id *PaymentID) Scan(src any) error {
