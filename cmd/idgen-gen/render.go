@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	. "github.com/dave/jennifer/jen"
 )
@@ -76,9 +77,17 @@ func typeNames(m *pkgModel) string {
 // renderGormDataType writes GormDataType, the column type GORM's AutoMigrate gives a field
 // of the type on every dialect (unless a GormDBDataType says otherwise).
 func renderGormDataType(f *File, n, sqlType, why string) {
-	f.Commentf("GormDataType tells GORM the column type on every database: %s,\n// %s.", sqlType, why)
+	commentLines(f, fmt.Sprintf("GormDataType tells GORM the column type on every database: %s,\n%s.", sqlType, why))
 	f.Func().Params(Id(n)).Id("GormDataType").Params().String().Block(Return(Lit(sqlType)))
 	f.Line()
+}
+
+// commentLines writes text as // comments, one per line: jennifer turns a comment with a
+// newline into a /* */ block.
+func commentLines(f *File, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		f.Comment(line)
+	}
 }
 
 // ctx, src and err are the parameter lists every constructor shares.

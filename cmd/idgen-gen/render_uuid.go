@@ -45,9 +45,9 @@ func renderUUID(f *File, t *idType, gorm bool) {
 	renderByteArrayText(f, n, 16, size, form, parseBody, appendCall)
 
 	scanParse := Id(parse)
-	scanDoc := "the UUID as text (what uuid, char(36) and varchar(36)\n// columns return), or 16 raw bytes stored by another writer (Value writes text, so\n// binary(16) is no column for it)"
+	scanDoc := "the UUID as text (what uuid, char(36) and varchar(36)\ncolumns return), or 16 raw bytes stored by another writer (Value writes text, so\nbinary(16) is no column for it)"
 	if t.kind == kindTypeID {
-		scanDoc = "the UUID as text, the TypeID text, or 16 raw bytes stored\n// by another writer (Value writes text, so binary(16) is no column for it)"
+		scanDoc = "the UUID as text, the TypeID text, or 16 raw bytes stored\nby another writer (Value writes text, so binary(16) is no column for it)"
 		scanParse = Func().Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(
 			If(List(Id("u"), Err()).Op(":=").Qual(pkgCodec, "ParseUUID").Call(Lit(n), Id("s")), Err().Op("==").Nil()).Block(
 				Return(Id("u"), Nil()),
@@ -55,7 +55,7 @@ func renderUUID(f *File, t *idType, gorm bool) {
 			Return(Id(parse).Call(Id("s"))),
 		)
 	}
-	f.Commentf("Scan implements sql.Scanner: %s.\n// NULL scans as the zero %s.", scanDoc, n)
+	commentLines(f, fmt.Sprintf("Scan implements sql.Scanner: %s.\nNULL scans as the zero %s.", scanDoc, n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		List(Id("u"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanUUID").Call(Lit(n), Id("src"), scanParse),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),

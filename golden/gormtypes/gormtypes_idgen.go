@@ -246,10 +246,8 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(28),
+// GormDataType tells GORM the column type on every database: varchar(28),
 // the width of every number.
-*/
 func (OrderNo) GormDataType() string {
 	return "varchar(28)"
 }
@@ -370,12 +368,10 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
 // NULL scans as the zero SessionID.
-*/
 func (id *SessionID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
@@ -391,10 +387,8 @@ func (id SessionID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (SessionID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -507,11 +501,9 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero InvoiceTID.
-*/
 func (id *InvoiceTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
@@ -532,10 +524,8 @@ func (id InvoiceTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (InvoiceTID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -648,11 +638,9 @@ func (id *LineTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero LineTID.
-*/
 func (id *LineTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("LineTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineTID", s); err == nil {
@@ -672,10 +660,8 @@ func (id LineTID) Value() (driver.Value, error) {
 	return id.String(), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(31),
+// GormDataType tells GORM the column type on every database: varchar(31),
 // the TypeID text Value writes (sql=text).
-*/
 func (LineTID) GormDataType() string {
 	return "varchar(31)"
 }
@@ -784,10 +770,8 @@ func (id DocumentID) Value() (driver.Value, error) {
 	return id.String(), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(24),
+// GormDataType tells GORM the column type on every database: varchar(24),
 // the 24 hex characters Value writes.
-*/
 func (DocumentID) GormDataType() string {
 	return "varchar(24)"
 }

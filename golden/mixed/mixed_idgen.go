@@ -245,10 +245,8 @@ func (id PaymentNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(28),
+// GormDataType tells GORM the column type on every database: varchar(28),
 // the width of every number.
-*/
 func (PaymentNo) GormDataType() string {
 	return "varchar(28)"
 }
@@ -369,12 +367,10 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
 // NULL scans as the zero TraceID.
-*/
 func (id *TraceID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
 	if err != nil {
@@ -390,10 +386,8 @@ func (id TraceID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (TraceID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -494,11 +488,9 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero InvoiceTID.
-*/
 func (id *InvoiceTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
@@ -519,10 +511,8 @@ func (id InvoiceTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (InvoiceTID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -881,10 +871,8 @@ func (id DocumentID) Value() (driver.Value, error) {
 	return id.String(), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(24),
+// GormDataType tells GORM the column type on every database: varchar(24),
 // the 24 hex characters Value writes.
-*/
 func (DocumentID) GormDataType() string {
 	return "varchar(24)"
 }

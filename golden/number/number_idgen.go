@@ -115,10 +115,8 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(27),
+// GormDataType tells GORM the column type on every database: varchar(27),
 // the width of every number.
-*/
 func (OrderNo) GormDataType() string {
 	return "varchar(27)"
 }
@@ -260,10 +258,8 @@ func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(28),
+// GormDataType tells GORM the column type on every database: varchar(28),
 // the width of every number.
-*/
 func (TxnNo) GormDataType() string {
 	return "varchar(28)"
 }
@@ -405,10 +401,8 @@ func (id RefundNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(27),
+// GormDataType tells GORM the column type on every database: varchar(27),
 // the width of every number.
-*/
 func (RefundNo) GormDataType() string {
 	return "varchar(27)"
 }

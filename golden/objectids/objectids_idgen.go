@@ -105,10 +105,8 @@ func (id DocumentID) Value() (driver.Value, error) {
 	return id.String(), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(24),
+// GormDataType tells GORM the column type on every database: varchar(24),
 // the 24 hex characters Value writes.
-*/
 func (DocumentID) GormDataType() string {
 	return "varchar(24)"
 }

@@ -98,11 +98,9 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero UserTID.
-*/
 func (id *UserTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("UserTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("UserTID", s); err == nil {
@@ -123,10 +121,8 @@ func (id UserTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (UserTID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -227,11 +223,9 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero LineItemTID.
-*/
 func (id *LineItemTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("LineItemTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineItemTID", s); err == nil {
@@ -251,10 +245,8 @@ func (id LineItemTID) Value() (driver.Value, error) {
 	return id.String(), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the TypeID text Value writes (sql=text).
-*/
 func (LineItemTID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -355,11 +347,9 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
 // NULL scans as the zero BareTID.
-*/
 func (id *BareTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("BareTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("BareTID", s); err == nil {
@@ -380,10 +370,8 @@ func (id BareTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (BareTID) GormDataType() string {
 	return "varchar(36)"
 }

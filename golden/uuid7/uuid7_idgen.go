@@ -93,12 +93,10 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
 // NULL scans as the zero SessionID.
-*/
 func (id *SessionID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
@@ -114,10 +112,8 @@ func (id SessionID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (SessionID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -214,12 +210,10 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
 // NULL scans as the zero RequestID.
-*/
 func (id *RequestID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("RequestID", src, parseRequestID)
 	if err != nil {
@@ -235,10 +229,8 @@ func (id RequestID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (RequestID) GormDataType() string {
 	return "varchar(36)"
 }

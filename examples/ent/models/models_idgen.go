@@ -242,10 +242,8 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(28),
+// GormDataType tells GORM the column type on every database: varchar(28),
 // the width of every number.
-*/
 func (OrderNo) GormDataType() string {
 	return "varchar(28)"
 }
@@ -366,12 +364,10 @@ func (id *PaymentID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-/*
-Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
 // NULL scans as the zero PaymentID.
-*/
 func (id *PaymentID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("PaymentID", src, parsePaymentID)
 	if err != nil {
@@ -387,10 +383,8 @@ func (id PaymentID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(36),
+// GormDataType tells GORM the column type on every database: varchar(36),
 // the 36-character text Value writes.
-*/
 func (PaymentID) GormDataType() string {
 	return "varchar(36)"
 }
@@ -508,10 +502,8 @@ func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(27),
+// GormDataType tells GORM the column type on every database: varchar(27),
 // the width of every number.
-*/
 func (TxnNo) GormDataType() string {
 	return "varchar(27)"
 }

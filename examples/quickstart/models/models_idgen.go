@@ -241,10 +241,8 @@ func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
 }
 
-/*
-GormDataType tells GORM the column type on every database: varchar(28),
+// GormDataType tells GORM the column type on every database: varchar(28),
 // the width of every number.
-*/
 func (OrderNo) GormDataType() string {
 	return "varchar(28)"
 }
