@@ -223,6 +223,23 @@ func TestCanonicalForms(t *testing.T) {
 			t.Errorf("%q accepted (%v)", tc.in, err)
 		}
 	}
+	// Through encoding/json, whitespace around values is JSON's, not the ID's: it passes
+	// each value without it.
+	var doc struct {
+		Ledger   LedgerID   `json:"ledger"`
+		Event    EventID    `json:"event"`
+		Customer CustomerID `json:"customer"`
+		Payment  PaymentNo  `json:"payment"`
+		Trace    TraceID    `json:"trace"`
+	}
+	in := "\n { \"ledger\" :\t\"42\" , \"event\": 7 ,\"customer\": \"cus_0000000000007\", \"payment\": null,\r\n \"trace\": \"0190A6F4-7C3E-7B5A-9C1D-2E3F4A5B6C7D\" } \n"
+	if err := json.Unmarshal([]byte(in), &doc); err != nil || doc.Ledger != 42 || doc.Event != 7 || doc.Customer != 7 || doc.Trace.String() != "0190a6f4-7c3e-7b5a-9c1d-2e3f4a5b6c7d" {
+		t.Errorf("json.Unmarshal = %+v, %v", doc, err)
+	}
+	var top LedgerID
+	if err := json.Unmarshal([]byte(" \"42\"\n"), &top); err != nil || top != 42 {
+		t.Errorf("json.Unmarshal of a top-level value with space around = %v, %v", top, err)
+	}
 	for _, k := range kinds {
 		for i, s := range canonicalSeeds {
 			k.text(t, s)
