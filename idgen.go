@@ -74,6 +74,34 @@ func NextSnowflake(ctx context.Context, src Source, layout snowflake.Layout) (sn
 	return snowflake.ID(v), err
 }
 
+// ErrTimeless is returned by NextTimed for a source whose IDs are counters (a
+// runtime/segment Allocator): a business number made from one would show a time that
+// never happened.
+var ErrTimeless = errors.New("idgen: the source hands out counters, not snowflake IDs: a business number needs a time (use a snowflake generator or lease)")
+
+// Timeless is implemented by sources whose IDs are dense counters with no time, worker or
+// sequence in them, such as runtime/segment's Allocator. Typed snowflake IDs take such a
+// source (their Time and Parts are then meaningless); business numbers refuse it.
+type Timeless interface {
+	Source
+	// Timeless reports whether the IDs carry no time.
+	Timeless() bool
+}
+
+// NextTimed is NextSnowflake for types whose text shows the ID's time (business numbers):
+// it also refuses a Timeless source with ErrTimeless, before taking an ID from it.
+func NextTimed(ctx context.Context, src Source, layout snowflake.Layout) (snowflake.ID, error) {
+	if src == nil {
+		if src = Default(); src == nil {
+			return 0, ErrNoSource
+		}
+	}
+	if t, ok := src.(Timeless); ok && t.Timeless() {
+		return 0, ErrTimeless
+	}
+	return NextSnowflake(ctx, src, layout)
+}
+
 func sameLayout(a, b snowflake.Layout) bool {
 	return a.Epoch.Equal(b.Epoch) && a.Unit == b.Unit && a.TimeBits == b.TimeBits && a.WorkerBits == b.WorkerBits &&
 		a.SeqBits == b.SeqBits && a.Order == b.Order && a.DatacenterBits == b.DatacenterBits &&

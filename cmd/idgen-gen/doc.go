@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	idgen-gen [-tags a,b] [-n] [packages]
+//	idgen-gen [-tags a,b] [-n] [-gorm] [packages]
 //	idgen-gen decode [-layout classic] ID
 //
 // With no packages it reads the package in the current directory, as go:generate runs it:
@@ -24,14 +24,20 @@
 //
 //	//idgen:KIND [KEY=VALUE ...]
 //
-// VALUE is a word without spaces or a double-quoted Go string. The kinds, the underlying
+// VALUE is a word without spaces or a double-quoted Go string. A comment that looks like
+// an annotation but is not one, which the go tool would skip without a word (// idgen:KIND
+// with a space, //IDGEN:KIND, //idgen KIND, /*idgen:KIND*/), is an error naming the
+// spelling wanted. The kinds, the underlying
 // type each needs, and their options:
 //
 //	snowflake  int64     a snowflake ID, BIGINT in SQL
 //	    prefix=usr       text "usr_" + 13 base32 characters (sorts like the number), so an
-//	                     API refuses an OrderID where a UserID belongs; default: decimal
+//	                     API refuses an OrderID where a UserID belongs; default: decimal.
+//	                     Two types of one package may not share a prefix. A prefixed
+//	                     ID is text: its JSON is a string and JSON numbers are refused
 //	    json=string      JSON as a string (default: JavaScript loses integers above 2^53)
-//	    json=number      JSON as a number; strings are accepted on input either way
+//	    json=number      JSON as a number; for a decimal ID, strings and numbers are
+//	                     accepted on input either way
 //	    layout=classic   the layout that decodes Time and Parts: classic (default),
 //	                     classicdc, sonyflake, jsonsafe
 //	number     string    a business number: prefix, time, unique digits
@@ -40,15 +46,23 @@
 //	                     Go time layout, year first, down to the hour, minute or second
 //	    zone=Asia/Shanghai
 //	                     IANA zone with one UTC offset over the layout's lifetime (no
-//	                     daylight saving); default UTC. The offset is pinned in the output.
+//	                     daylight saving); default UTC. The offset is pinned in the output,
+//	                     so zone=Local (the offset of whoever runs go generate) is refused
 //	    layout=classic   the snowflake layout the number encodes
 //	    check=true       append a Luhn check digit
-//	uuid7      [16]byte  a UUIDv7 (type X uuid.UUID works), native uuid in PostgreSQL
+//	uuid7      [16]byte  a UUIDv7 (type X uuid.UUID works), stored as its 36-character text:
+//	                     varchar(36) under GORM's AutoMigrate, native uuid on PostgreSQL
+//	                     and char(36) on MySQL/MariaDB with -gorm
 //	typeid     [16]byte  a TypeID, wire-compatible with go.jetify.com/typeid
 //	    prefix=user      lowercase letters and '_', starting and ending with a letter
 //	    sql=uuid         store the UUID (default); sql=text stores the TypeID text
 //	objectid   [12]byte  a MongoDB ObjectId (seconds, 5 process bytes, 3-byte counter),
 //	                     24 hex characters, for services that share IDs with MongoDB
+//
+// -gorm adds GormDBDataType to the UUID kinds (it imports gorm.io/gorm, so it is not the
+// default): GORM's AutoMigrate then makes a native uuid column on PostgreSQL. Without it
+// every kind still tells GORM a column that fits what Value writes on every database:
+// bigint, varchar(width) for numbers, varchar(36) for UUIDs, varchar(24) for ObjectIds.
 //
 // # What each type gets
 //
@@ -56,6 +70,16 @@
 // with idgen.SetDefault), ParseX with errors matching codec.ErrInvalid, String, AppendText,
 // MarshalText/UnmarshalText, MarshalJSON/UnmarshalJSON, Scan/Value, IsZero, Time, and
 // Generate(ctx, src), which the GORM and ent plugins call to fill a zero ID.
+//
+// Every text form is canonical, so one ID has one text (cache and idempotency keys rely
+// on it): decimal IDs without leading zeros ("0" itself aside), JSON exactly as
+// encoding/json passes it to UnmarshalJSON (no surrounding space, strings without escapes),
+// UUIDs and ObjectIds read in either case and written in lowercase. ParseX(x.String()) == x
+// for every x, and ParseX(s).String() == s for every s accepted (lowercased for hex).
+//
+// Only snowflake sources give a meaningful Time and Parts. A source of dense counters (a
+// runtime/segment Allocator) can fill a snowflake ID, whose Time is then meaningless, and
+// is refused for business numbers (idgen.ErrTimeless), whose text shows the time.
 //
 // Business numbers are unique by construction: a number is a one-to-one text form of a
 // snowflake ID, its time field written in the zone down to the format's resolution, then

@@ -17,9 +17,16 @@ type file struct {
 	content []byte
 }
 
+// options are what the command line asks of the output.
+type options struct {
+	// gorm adds GormDBDataType methods, which import gorm.io/gorm, so that AutoMigrate
+	// makes a native uuid column on PostgreSQL.
+	gorm bool
+}
+
 // generate is the pure part of the tool: loaded packages in, files out. A package with an
 // annotation error gets no file; its errors are returned, all of them.
-func generate(pkgs []*packages.Package) ([]file, error) {
+func generate(pkgs []*packages.Package, opts options) ([]file, error) {
 	var files []file
 	var errs []error
 	for _, p := range pkgs {
@@ -36,6 +43,7 @@ func generate(pkgs []*packages.Package) ([]file, error) {
 			files = append(files, file{path: path})
 			continue
 		}
+		m.gorm = opts.gorm
 		src, err := render(m)
 		if err != nil {
 			errs = append(errs, err)

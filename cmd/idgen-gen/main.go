@@ -32,8 +32,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	tags := fs.String("tags", "", "comma-separated build tags to apply")
 	dry := fs.Bool("n", false, "print what would be written instead of writing it")
+	gormTypes := fs.Bool("gorm", false, "also write GormDBDataType methods (importing gorm.io/gorm): native uuid columns on PostgreSQL under AutoMigrate")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: idgen-gen [-tags a,b] [-n] [packages]
+		fmt.Fprint(stderr, `usage: idgen-gen [-tags a,b] [-n] [-gorm] [packages]
        idgen-gen decode [-layout classic] ID
 
 Writes NAME_idgen.go with typed ID types for the types annotated //idgen:KIND in each
@@ -70,7 +71,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	files, genErr := generate(pkgs)
+	files, genErr := generate(pkgs, options{gorm: *gormTypes})
 	if genErr != nil {
 		return relativize(genErr)
 	}

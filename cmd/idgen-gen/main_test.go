@@ -119,3 +119,26 @@ func TestWrite(t *testing.T) {
 		t.Fatal("hand-written file changed")
 	}
 }
+
+// TestRefusedExit: the checks that guard against silent mistakes (a misspelt annotation,
+// zone=Local, a shared prefix) make run fail, so main exits non-zero, with the position in
+// the message, and nothing is written.
+func TestRefusedExit(t *testing.T) {
+	for _, tc := range []struct{ dir, want string }{
+		{"nearmiss", "nearmiss/input.go:3:1: idgen: \"// idgen:snowflake prefix=usr\" is not an annotation"},
+		{"localzone", "localzone/input.go:3:27: idgen:number: zone=Local"},
+		{"sharedprefix", "sharedprefix/input.go:8:16: idgen:typeid: UserTID has prefix \"usr\""},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "golden", "errors", tc.dir)
+			var stdout, stderr bytes.Buffer
+			err := run(&stdout, &stderr, []string{dir})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run = %v, want an error containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tc.dir+"_idgen.go")); !os.IsNotExist(err) {
+				t.Errorf("a generated file exists for a refused package: %v", err)
+			}
+		})
+	}
+}

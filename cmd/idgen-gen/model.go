@@ -58,6 +58,7 @@ var layouts = map[string]func() snowflake.Layout{
 type pkgModel struct {
 	name, path, dir string
 	types           []*idType
+	gorm            bool // write GormDBDataType methods (-gorm)
 }
 
 // idType is one annotated type, with its options checked and defaulted.
@@ -74,6 +75,7 @@ type idType struct {
 	zoneOffset int    // number: the zone's fixed UTC offset, in seconds
 	check      bool   // number: Luhn check digit
 	sqlText    bool   // typeid: store the TypeID text, not the UUID
+	width      int    // number: the length of every number
 
 	optPos map[string]token.Position // where each option was given
 }
@@ -81,14 +83,19 @@ type idType struct {
 var snowflakePrefix = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // buildType checks an annotation against the declared type and returns the model.
-func buildType(a *annotation, name string, obj types.Object) (*idType, error) {
+func buildType(a *annotation, name string, obj types.Object, typeErr string) (*idType, error) {
 	k, ok := kinds[a.kind]
 	if !ok {
 		return nil, errorAt(a.pos, "idgen: unknown kind %q: want one of %s", a.kind, kindList())
 	}
 	t := &idType{name: name, pos: a.pos, kind: a.kind, layout: "classic", optPos: map[string]token.Position{}}
 	if obj.Type().Underlying() == types.Typ[types.Invalid] {
-		return nil, errorAt(a.pos, "idgen:%s: the type of %s does not resolve: fix the package's type errors first", a.kind, name)
+		why := ""
+		if typeErr != "" {
+			// Most often an import whose module is not in go.mod or go.sum yet: say so.
+			why = " (" + typeErr + "; if a module is missing, run go mod tidy)"
+		}
+		return nil, errorAt(a.pos, "idgen:%s: the type of %s does not resolve: fix the package's type errors first%s", a.kind, name, why)
 	}
 	if got := underlyingName(obj.Type()); got != k.underlying {
 		return nil, errorAt(a.pos, "idgen:%s: type %s has underlying type %s: want %s", a.kind, name, got, k.underlying)
@@ -177,11 +184,19 @@ func (t *idType) finish(pos token.Position) error {
 	if t.kind != kindNumber {
 		return nil
 	}
+	if t.zone == "Local" {
+		p := pos
+		if zp, ok := t.optPos["zone"]; ok {
+			p = zp
+		}
+		return errorAt(p, "idgen:number: zone=Local would pin the UTC offset of the machine that runs go generate, so two builds could give one ID two numbers: want an IANA name with one offset, such as Asia/Shanghai or UTC")
+	}
 	loc, err := time.LoadLocation(t.zone)
 	if err != nil {
 		return errorAt(pos, "idgen:number: zone=%q: %v", t.zone, err)
 	}
-	if _, err := number.Compile(number.Spec{Prefix: t.prefix, Time: t.timeFormat, Zone: loc, Layout: layouts[t.layout](), Check: t.check}); err != nil {
+	nf, err := number.Compile(number.Spec{Prefix: t.prefix, Time: t.timeFormat, Zone: loc, Layout: layouts[t.layout](), Check: t.check})
+	if err != nil {
 		var se *number.SpecError
 		if errors.As(err, &se) {
 			key := strings.ToLower(se.Field)
@@ -195,6 +210,7 @@ func (t *idType) finish(pos token.Position) error {
 	// The zone keeps one offset over the layout's lifetime (Compile checked): generated
 	// code pins it, so numbers never depend on the zone database of the machine that runs it.
 	_, t.zoneOffset = layouts[t.layout]().Epoch.In(loc).Zone()
+	t.width = nf.Width()
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
@@ -23,7 +24,7 @@ func renderNumber(f *File, t *idType) {
 	f.Line()
 
 	renderConstructors(f, t, []Code{
-		List(Id("id"), Err()).Op(":=").Qual(pkgIdgen, "NextSnowflake").Call(Id("ctx"), Id("src"), Id(format).Dot("Spec").Call().Dot("Layout")),
+		List(Id("id"), Err()).Op(":=").Qual(pkgIdgen, "NextTimed").Call(Id("ctx"), Id("src"), Id(format).Dot("Spec").Call().Dot("Layout")),
 		If(Err().Op("!=").Nil()).Block(Return(Lit(""), Err())),
 		List(Id("s"), Err()).Op(":=").Id(format).Dot("Format").Call(Id("id")),
 		If(Err().Op("!=").Nil()).Block(Return(Lit(""), Err())),
@@ -65,13 +66,11 @@ func renderNumber(f *File, t *idType) {
 		Return(Qual(pkgCodec, "MarshalJSONString").Call(String().Call(Id("id")))),
 	)
 	f.Line()
-	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.")
+	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as")
+	f.Comment("encoding/json passes it; null leaves the number alone.")
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
-		If(String().Call(Id("b")).Op("==").Lit("null")).Block(Return(Nil())),
-		Var().Id("s").String(),
-		If(Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(Id("b"), Op("&").Id("s")), Err().Op("!=").Nil()).Block(
-			Return(Qual(pkgCodec, "Errorf").Call(Lit(n), String().Call(Id("b")), Lit("want a JSON string"))),
-		),
+		List(Id("s"), Id("null"), Err()).Op(":=").Qual(pkgCodec, "UnmarshalJSONString").Call(Lit(n), Id("b")),
+		If(Err().Op("!=").Nil().Op("||").Id("null")).Block(Return(Err())),
 		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
 	)
 	f.Line()
@@ -87,6 +86,7 @@ func renderNumber(f *File, t *idType) {
 		Return(String().Call(Id("id")), Nil()),
 	)
 	f.Line()
+	renderGormDataType(f, n, fmt.Sprintf("varchar(%d)", t.width), "the width of every number")
 	f.Comment("IsZero reports whether the number is unset.")
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Lit("")))
 	f.Line()

@@ -16,7 +16,8 @@ func renderObjectID(f *File, t *idType) {
 	renderByteArrayText(f, n, 12, 24, "24 hex characters, as MongoDB writes them",
 		[]Code{Return(Qual(pkgObjectID, "Parse").Call(Lit(n), Id("s")))},
 		Qual(pkgObjectID, "Append").Call(Id("b"), raw))
-	f.Commentf("Scan implements sql.Scanner: 24 hex characters, or 12 bytes (binary(12)). NULL scans as the zero %s.", n)
+	f.Commentf("Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes")
+	f.Commentf("stored by another writer. NULL scans as the zero %s.", n)
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgObjectID, "Scan").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
@@ -29,6 +30,7 @@ func renderObjectID(f *File, t *idType) {
 		Return(Id("id").Dot("String").Call(), Nil()),
 	)
 	f.Line()
+	renderGormDataType(f, n, "varchar(24)", "the 24 hex characters Value writes")
 	f.Comment("IsZero reports whether the ID is unset.")
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Add(zero)))
 	f.Line()

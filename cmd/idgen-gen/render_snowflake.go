@@ -64,12 +64,15 @@ func renderSnowflake(f *File, t *idType) {
 	} else {
 		renderQuotedJSON(f, n, size, ", since JavaScript numbers lose precision above 2^53")
 	}
-	accepts := "a JSON string or number"
 	if t.prefix != "" {
-		accepts = "a JSON string in the text form"
+		f.Comment("UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text")
+		f.Comment("form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null")
+		f.Comment("leaves the ID alone.")
+	} else {
+		f.Comment("UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,")
+		f.Comment("a JSON string holding the decimal text or a JSON integer, both without leading zeros;")
+		f.Comment("null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.")
 	}
-	f.Commentf("UnmarshalJSON implements json.Unmarshaler. It accepts %s; null leaves the ID", accepts)
-	f.Comment("alone. Numbers that are negative, fractional or beyond int64 are errors.")
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
 		setFromNullable(n, Qual(pkgCodec, "UnmarshalJSONInt64").Call(Lit(n), Id("b"), Lit(t.prefix == ""), Id(parse)), false, nil)...,
 	)
@@ -97,7 +100,8 @@ func renderSnowflake(f *File, t *idType) {
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Lit(0)))
 	f.Line()
 	f.Commentf("Time returns the start of the tick the ID was issued in, under the %s layout; the", t.layout)
-	f.Comment("zero time for the zero ID.")
+	f.Comment("zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,")
+	f.Comment("idgen.Timeless) carries no time, and its Time and Parts mean nothing.")
 	f.Func().Params(Id("id").Id(n)).Id("Time").Params().Qual("time", "Time").Block(
 		If(Id("id").Op("==").Lit(0)).Block(Return(Qual("time", "Time").Values())),
 		List(Id("t"), Id("_")).Op(":=").Add(layout).Dot("Time").Call(Qual(pkgSnowflake, "ID").Call(Id("id"))),

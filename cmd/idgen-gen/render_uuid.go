@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/dave/jennifer/jen"
 )
 
 // renderUUID writes the methods of a [16]byte UUIDv7 type, in its uuid7 or typeid text form.
-func renderUUID(f *File, t *idType) {
+func renderUUID(f *File, t *idType, gorm bool) {
 	n := t.name
 	parse := "parse" + n
 	zero := Id(n).Values()
@@ -43,9 +45,9 @@ func renderUUID(f *File, t *idType) {
 	renderByteArrayText(f, n, 16, size, form, parseBody, appendCall)
 
 	scanParse := Id(parse)
-	scanDoc := "the UUID as text (uuid, char(36)) or as 16 bytes (binary(16))"
+	scanDoc := "the UUID as text (what uuid, char(36) and varchar(36)\ncolumns return), or 16 raw bytes stored by another writer (Value writes text, so\nbinary(16) is no column for it)"
 	if t.kind == kindTypeID {
-		scanDoc = "the UUID as text or 16 bytes, or the TypeID text"
+		scanDoc = "the UUID as text, the TypeID text, or 16 raw bytes stored\nby another writer (Value writes text, so binary(16) is no column for it)"
 		scanParse = Func().Params(Id("s").String()).Params(Index(Lit(16)).Byte(), Error()).Block(
 			If(List(Id("u"), Err()).Op(":=").Qual(pkgCodec, "ParseUUID").Call(Lit(n), Id("s")), Err().Op("==").Nil()).Block(
 				Return(Id("u"), Nil()),
@@ -53,7 +55,7 @@ func renderUUID(f *File, t *idType) {
 			Return(Id(parse).Call(Id("s"))),
 		)
 	}
-	f.Commentf("Scan implements sql.Scanner: %s. NULL scans as the zero %s.", scanDoc, n)
+	commentLines(f, fmt.Sprintf("Scan implements sql.Scanner: %s.\nNULL scans as the zero %s.", scanDoc, n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		List(Id("u"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanUUID").Call(Lit(n), Id("src"), scanParse),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
@@ -67,13 +69,34 @@ func renderUUID(f *File, t *idType) {
 			Return(Id("id").Dot("String").Call(), Nil()),
 		)
 	} else {
-		f.Comment("Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL")
-		f.Comment("stores in a native uuid column and other databases as text.")
+		f.Comment("Value implements driver.Valuer: the UUID in its 36-character lowercase form, which")
+		f.Comment("a PostgreSQL uuid column stores natively and other databases as text.")
 		f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
 			Return(String().Call(Qual(pkgCodec, "AppendUUID").Call(Make(Index().Byte(), Lit(0), Lit(36)), u)), Nil()),
 		)
 	}
 	f.Line()
+	if t.sqlText {
+		width := 26
+		if t.prefix != "" {
+			width += len(t.prefix) + 1
+		}
+		renderGormDataType(f, n, fmt.Sprintf("varchar(%d)", width), "the TypeID text Value writes (sql=text)")
+	} else {
+		renderGormDataType(f, n, "varchar(36)", "the 36-character text Value writes")
+		if gorm {
+			f.Comment("GormDBDataType tells GORM's migrator the column type per database (-gorm): the native")
+			f.Comment("uuid on PostgreSQL, char(36) on MySQL and MariaDB, GormDataType's elsewhere.")
+			f.Func().Params(Id(n)).Id("GormDBDataType").Params(Id("db").Op("*").Qual(pkgGorm, "DB"), Id("_").Op("*").Qual(pkgSchema, "Field")).String().Block(
+				Switch(Id("db").Dot("Dialector").Dot("Name").Call()).Block(
+					Case(Lit("postgres")).Block(Return(Lit("uuid"))),
+					Case(Lit("mysql")).Block(Return(Lit("char(36)"))),
+				),
+				Return(Lit("")),
+			)
+			f.Line()
+		}
+	}
 	f.Comment("IsZero reports whether the ID is unset.")
 	f.Func().Params(Id("id").Id(n)).Id("IsZero").Params().Bool().Block(Return(Id("id").Op("==").Add(zero)))
 	f.Line()

@@ -16,12 +16,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"log"
 	"log/slog"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -29,22 +32,49 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("orders: ")
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
-	dbPath := flag.String("db", "", "SQLite file (default: a temporary one)")
+	dbPath := flag.String("db", "", "SQLite file (default: a temporary one, removed on exit)")
 	flag.Parse()
-	if *dbPath == "" {
-		dir, err := os.MkdirTemp("", "idgen-orders-")
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		*dbPath = filepath.Join(dir, "orders.db")
-	}
-	s, err := newService(context.Background(), *dbPath, slog.Default())
-	if err != nil {
+	// SIGINT and SIGTERM stop the server gracefully, so run returns and its deferred
+	// cleanup (the temporary database) runs; log.Fatal would skip it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *addr, *dbPath); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// run serves until ctx is done, then shuts the server down and returns.
+func run(ctx context.Context, addr, dbPath string) error {
+	if dbPath == "" {
+		dir, err := os.MkdirTemp("", "idgen-orders-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		dbPath = filepath.Join(dir, "orders.db")
+	}
+	s, err := newService(context.Background(), dbPath, slog.Default())
+	if err != nil {
+		return err
+	}
 	defer s.Close()
-	log.Printf("listening on %s, database %s", *addr, *dbPath)
-	srv := &http.Server{Addr: *addr, Handler: s, ReadHeaderTimeout: 5 * time.Second}
-	log.Fatal(srv.ListenAndServe())
+	srv := &http.Server{Addr: addr, Handler: s, ReadHeaderTimeout: 5 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.ListenAndServe() }()
+	log.Printf("listening on %s, database %s", addr, dbPath)
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Print("stopping")
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return err
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -356,7 +356,8 @@ func TestOrdersDatabaseError(t *testing.T) {
 		t.Fatalf("get: %v", a)
 	}
 	logs := h.log.String()
-	// The create fails in CreateOrGet's check of the table, the read in SQLite.
+	// The create fails in the plugin's unique-key lookup (which names the missing table),
+	// the read in the driver.
 	if !strings.Contains(logs, `table \"orders\" does not exist`) || !strings.Contains(logs, "no such table") || !strings.Contains(logs, "level=ERROR") {
 		t.Fatalf("the log lacks the database errors:\n%s", logs)
 	}

@@ -14,3 +14,12 @@ type TraceID uuid.UUID
 
 //idgen:typeid prefix=invoice
 type InvoiceTID uuid.UUID
+
+//idgen:snowflake json=number
+type EventID int64
+
+//idgen:snowflake
+type LedgerID int64
+
+//idgen:objectid
+type DocumentID [12]byte

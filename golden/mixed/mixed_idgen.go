@@ -5,13 +5,14 @@ package mixed
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
+	"github.com/idgen/idgen/runtime/objectid"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/typeid"
 	"github.com/idgen/idgen/runtime/uuidv7"
+	"strconv"
 	"time"
 )
 
@@ -83,8 +84,9 @@ func (id CustomerID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string in the text form; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
 func (id *CustomerID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("CustomerID", b, false, parseCustomerID)
 	if err != nil {
@@ -125,7 +127,8 @@ func (id CustomerID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id CustomerID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -155,7 +158,7 @@ func NewPaymentNo() (PaymentNo, error) {
 
 // NewPaymentNoFrom returns a new PaymentNo from src, or from the default source when src is nil.
 func NewPaymentNoFrom(ctx context.Context, src idgen.Source) (PaymentNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, paymentNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, paymentNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -218,14 +221,12 @@ func (id PaymentNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *PaymentNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("PaymentNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("PaymentNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -242,6 +243,12 @@ func (id *PaymentNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id PaymentNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+func (PaymentNo) GormDataType() string {
+	return "varchar(28)"
 }
 
 // IsZero reports whether the number is unset.
@@ -350,7 +357,8 @@ func (id TraceID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *TraceID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("TraceID", b)
 	if err != nil || null {
@@ -359,7 +367,10 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero TraceID.
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
+// NULL scans as the zero TraceID.
 func (id *TraceID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
 	if err != nil {
@@ -369,10 +380,16 @@ func (id *TraceID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id TraceID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (TraceID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -461,7 +478,8 @@ func (id InvoiceTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("InvoiceTID", b)
 	if err != nil || null {
@@ -470,7 +488,9 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero InvoiceTID.
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero InvoiceTID.
 func (id *InvoiceTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
@@ -485,10 +505,16 @@ func (id *InvoiceTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id InvoiceTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (InvoiceTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -501,6 +527,369 @@ func (id InvoiceTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
+// NewEventID returns a new EventID from the default source set with idgen.SetDefault.
+func NewEventID() (EventID, error) {
+	return NewEventIDFrom(context.Background(), nil)
+}
+
+// NewEventIDFrom returns a new EventID from src, or from the default source when src is nil.
+func NewEventIDFrom(ctx context.Context, src idgen.Source) (EventID, error) {
+	v, err := idgen.NextSnowflake(ctx, src, snowflake.Classic())
+	if err != nil {
+		return 0, err
+	}
+	return EventID(v), nil
+}
+
+// Generate sets the ID to a new one from src, or from the default source when src is nil.
+func (id *EventID) Generate(ctx context.Context, src idgen.Source) error {
+	v, err := NewEventIDFrom(ctx, src)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// ParseEventID parses the text form of a EventID: decimal.
+func ParseEventID(s string) (EventID, error) {
+	v, err := parseEventID(s)
+	return EventID(v), err
+}
+
+func parseEventID(s string) (int64, error) {
+	return codec.ParseInt64("EventID", s)
+}
+
+// AppendText implements encoding.TextAppender: decimal.
+func (id EventID) AppendText(b []byte) ([]byte, error) {
+	return strconv.AppendInt(b, int64(id), 10), nil
+}
+
+// String returns the text form, as AppendText writes it.
+func (id EventID) String() string {
+	b, _ := id.AppendText(make([]byte, 0, 19))
+	return string(b)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (id EventID) MarshalText() ([]byte, error) {
+	return id.AppendText(nil)
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (id *EventID) UnmarshalText(b []byte) error {
+	v, err := parseEventID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = EventID(v)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: a JSON number (json=number; beware that
+// JavaScript rounds integers above 2^53).
+func (id EventID) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(make([]byte, 0, 20), int64(id), 10), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
+// a JSON string holding the decimal text or a JSON integer, both without leading zeros;
+// null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+func (id *EventID) UnmarshalJSON(b []byte) error {
+	v, null, err := codec.UnmarshalJSONInt64("EventID", b, true, parseEventID)
+	if err != nil {
+		return err
+	}
+	if null {
+		return nil
+	}
+	*id = EventID(v)
+	return nil
+}
+
+// Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
+// NULL scans as the zero EventID.
+func (id *EventID) Scan(src any) error {
+	v, _, err := codec.ScanInt64("EventID", src, parseEventID)
+	if err != nil {
+		return err
+	}
+	*id = EventID(v)
+	return nil
+}
+
+// Value implements driver.Valuer: the ID as a BIGINT.
+func (id EventID) Value() (driver.Value, error) {
+	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (EventID) GormDataType() string {
+	return "bigint"
+}
+
+// IsZero reports whether the ID is unset.
+func (id EventID) IsZero() bool {
+	return id == 0
+}
+
+// Time returns the start of the tick the ID was issued in, under the classic layout; the
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
+func (id EventID) Time() time.Time {
+	if id == 0 {
+		return time.Time{}
+	}
+	t, _ := snowflake.Classic().Time(snowflake.ID(id))
+	return t
+}
+
+// Parts decodes the ID into its tick, worker and sequence under the classic layout.
+func (id EventID) Parts() (snowflake.Parts, error) {
+	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// NewLedgerID returns a new LedgerID from the default source set with idgen.SetDefault.
+func NewLedgerID() (LedgerID, error) {
+	return NewLedgerIDFrom(context.Background(), nil)
+}
+
+// NewLedgerIDFrom returns a new LedgerID from src, or from the default source when src is nil.
+func NewLedgerIDFrom(ctx context.Context, src idgen.Source) (LedgerID, error) {
+	v, err := idgen.NextSnowflake(ctx, src, snowflake.Classic())
+	if err != nil {
+		return 0, err
+	}
+	return LedgerID(v), nil
+}
+
+// Generate sets the ID to a new one from src, or from the default source when src is nil.
+func (id *LedgerID) Generate(ctx context.Context, src idgen.Source) error {
+	v, err := NewLedgerIDFrom(ctx, src)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// ParseLedgerID parses the text form of a LedgerID: decimal.
+func ParseLedgerID(s string) (LedgerID, error) {
+	v, err := parseLedgerID(s)
+	return LedgerID(v), err
+}
+
+func parseLedgerID(s string) (int64, error) {
+	return codec.ParseInt64("LedgerID", s)
+}
+
+// AppendText implements encoding.TextAppender: decimal.
+func (id LedgerID) AppendText(b []byte) ([]byte, error) {
+	return strconv.AppendInt(b, int64(id), 10), nil
+}
+
+// String returns the text form, as AppendText writes it.
+func (id LedgerID) String() string {
+	b, _ := id.AppendText(make([]byte, 0, 19))
+	return string(b)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (id LedgerID) MarshalText() ([]byte, error) {
+	return id.AppendText(nil)
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (id *LedgerID) UnmarshalText(b []byte) error {
+	v, err := parseLedgerID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = LedgerID(v)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+func (id LedgerID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 1, 21)
+	b[0] = '"'
+	b, _ = id.AppendText(b)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
+// a JSON string holding the decimal text or a JSON integer, both without leading zeros;
+// null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+func (id *LedgerID) UnmarshalJSON(b []byte) error {
+	v, null, err := codec.UnmarshalJSONInt64("LedgerID", b, true, parseLedgerID)
+	if err != nil {
+		return err
+	}
+	if null {
+		return nil
+	}
+	*id = LedgerID(v)
+	return nil
+}
+
+// Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
+// NULL scans as the zero LedgerID.
+func (id *LedgerID) Scan(src any) error {
+	v, _, err := codec.ScanInt64("LedgerID", src, parseLedgerID)
+	if err != nil {
+		return err
+	}
+	*id = LedgerID(v)
+	return nil
+}
+
+// Value implements driver.Valuer: the ID as a BIGINT.
+func (id LedgerID) Value() (driver.Value, error) {
+	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (LedgerID) GormDataType() string {
+	return "bigint"
+}
+
+// IsZero reports whether the ID is unset.
+func (id LedgerID) IsZero() bool {
+	return id == 0
+}
+
+// Time returns the start of the tick the ID was issued in, under the classic layout; the
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
+func (id LedgerID) Time() time.Time {
+	if id == 0 {
+		return time.Time{}
+	}
+	t, _ := snowflake.Classic().Time(snowflake.ID(id))
+	return t
+}
+
+// Parts decodes the ID into its tick, worker and sequence under the classic layout.
+func (id LedgerID) Parts() (snowflake.Parts, error) {
+	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// NewDocumentID returns a new DocumentID from the default source set with idgen.SetDefault.
+// It needs no source: a DocumentID is a MongoDB ObjectId made in this process.
+func NewDocumentID() (DocumentID, error) {
+	return NewDocumentIDFrom(context.Background(), nil)
+}
+
+// NewDocumentIDFrom returns a new DocumentID from src, or from the default source when src is nil.
+func NewDocumentIDFrom(ctx context.Context, src idgen.Source) (DocumentID, error) {
+	return DocumentID(objectid.New()), nil
+}
+
+// Generate sets the ID to a new one from src, or from the default source when src is nil.
+func (id *DocumentID) Generate(ctx context.Context, src idgen.Source) error {
+	v, err := NewDocumentIDFrom(ctx, src)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// ParseDocumentID parses the text form of a DocumentID: 24 hex characters, as MongoDB writes them.
+func ParseDocumentID(s string) (DocumentID, error) {
+	v, err := parseDocumentID(s)
+	if err != nil {
+		return DocumentID{}, err
+	}
+	return DocumentID(v), nil
+}
+
+func parseDocumentID(s string) ([12]byte, error) {
+	return objectid.Parse("DocumentID", s)
+}
+
+// AppendText implements encoding.TextAppender: 24 hex characters, as MongoDB writes them.
+func (id DocumentID) AppendText(b []byte) ([]byte, error) {
+	return objectid.Append(b, [12]byte(id)), nil
+}
+
+// String returns the text form, as AppendText writes it.
+func (id DocumentID) String() string {
+	b, _ := id.AppendText(make([]byte, 0, 24))
+	return string(b)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (id DocumentID) MarshalText() ([]byte, error) {
+	return id.AppendText(nil)
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (id *DocumentID) UnmarshalText(b []byte) error {
+	v, err := parseDocumentID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = DocumentID(v)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: a JSON string.
+func (id DocumentID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 1, 26)
+	b[0] = '"'
+	b, _ = id.AppendText(b)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
+func (id *DocumentID) UnmarshalJSON(b []byte) error {
+	s, null, err := codec.UnmarshalJSONString("DocumentID", b)
+	if err != nil || null {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
+// stored by another writer. NULL scans as the zero DocumentID.
+func (id *DocumentID) Scan(src any) error {
+	v, _, err := objectid.Scan("DocumentID", src)
+	if err != nil {
+		return err
+	}
+	*id = DocumentID(v)
+	return nil
+}
+
+// Value implements driver.Valuer: the 24 hex characters.
+func (id DocumentID) Value() (driver.Value, error) {
+	return id.String(), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(24),
+// the 24 hex characters Value writes.
+func (DocumentID) GormDataType() string {
+	return "varchar(24)"
+}
+
+// IsZero reports whether the ID is unset.
+func (id DocumentID) IsZero() bool {
+	return id == DocumentID{}
+}
+
+// Time returns the second the ObjectId was made in; the zero time for the zero ID.
+func (id DocumentID) Time() time.Time {
+	if id.IsZero() {
+		return time.Time{}
+	}
+	return objectid.Time([12]byte(id))
+}
+
 // The runtime must be the one this code was generated for, and every type must have
 // what the ORM plugins need to fill it.
 const _ = idgen.GeneratedCodeV1
@@ -510,4 +899,7 @@ var (
 	_ idgen.Generated = (*PaymentNo)(nil)
 	_ idgen.Generated = (*TraceID)(nil)
 	_ idgen.Generated = (*InvoiceTID)(nil)
+	_ idgen.Generated = (*EventID)(nil)
+	_ idgen.Generated = (*LedgerID)(nil)
+	_ idgen.Generated = (*DocumentID)(nil)
 )

@@ -5,7 +5,6 @@ package number
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
@@ -29,7 +28,7 @@ func NewOrderNo() (OrderNo, error) {
 
 // NewOrderNoFrom returns a new OrderNo from src, or from the default source when src is nil.
 func NewOrderNoFrom(ctx context.Context, src idgen.Source) (OrderNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, orderNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, orderNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -92,14 +91,12 @@ func (id OrderNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *OrderNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("OrderNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("OrderNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -116,6 +113,12 @@ func (id *OrderNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+func (OrderNo) GormDataType() string {
+	return "varchar(27)"
 }
 
 // IsZero reports whether the number is unset.
@@ -168,7 +171,7 @@ func NewTxnNo() (TxnNo, error) {
 
 // NewTxnNoFrom returns a new TxnNo from src, or from the default source when src is nil.
 func NewTxnNoFrom(ctx context.Context, src idgen.Source) (TxnNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, txnNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, txnNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -231,14 +234,12 @@ func (id TxnNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *TxnNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("TxnNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("TxnNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -255,6 +256,12 @@ func (id *TxnNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+func (TxnNo) GormDataType() string {
+	return "varchar(28)"
 }
 
 // IsZero reports whether the number is unset.
@@ -307,7 +314,7 @@ func NewRefundNo() (RefundNo, error) {
 
 // NewRefundNoFrom returns a new RefundNo from src, or from the default source when src is nil.
 func NewRefundNoFrom(ctx context.Context, src idgen.Source) (RefundNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, refundNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, refundNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -370,14 +377,12 @@ func (id RefundNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *RefundNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("RefundNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("RefundNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -394,6 +399,12 @@ func (id *RefundNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id RefundNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+func (RefundNo) GormDataType() string {
+	return "varchar(27)"
 }
 
 // IsZero reports whether the number is unset.

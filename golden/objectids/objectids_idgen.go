@@ -79,7 +79,8 @@ func (id DocumentID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *DocumentID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("DocumentID", b)
 	if err != nil || null {
@@ -88,7 +89,8 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: 24 hex characters, or 12 bytes (binary(12)). NULL scans as the zero DocumentID.
+// Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
+// stored by another writer. NULL scans as the zero DocumentID.
 func (id *DocumentID) Scan(src any) error {
 	v, _, err := objectid.Scan("DocumentID", src)
 	if err != nil {
@@ -101,6 +103,12 @@ func (id *DocumentID) Scan(src any) error {
 // Value implements driver.Valuer: the 24 hex characters.
 func (id DocumentID) Value() (driver.Value, error) {
 	return id.String(), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(24),
+// the 24 hex characters Value writes.
+func (DocumentID) GormDataType() string {
+	return "varchar(24)"
 }
 
 // IsZero reports whether the ID is unset.

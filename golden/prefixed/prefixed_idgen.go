@@ -79,8 +79,9 @@ func (id UserID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string in the text form; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
 func (id *UserID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
@@ -121,7 +122,8 @@ func (id UserID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id UserID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -203,8 +205,9 @@ func (id OrderID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string in the text form; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
 func (id *OrderID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("OrderID", b, false, parseOrderID)
 	if err != nil {
@@ -245,7 +248,8 @@ func (id OrderID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the jsonsafe layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id OrderID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}

@@ -80,8 +80,9 @@ func (id UserID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string or number; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
+// a JSON string holding the decimal text or a JSON integer, both without leading zeros;
+// null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
 func (id *UserID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, true, parseUserID)
 	if err != nil {
@@ -122,7 +123,8 @@ func (id UserID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id UserID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -202,8 +204,9 @@ func (id AccountID) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(make([]byte, 0, 20), int64(id), 10), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string or number; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
+// a JSON string holding the decimal text or a JSON integer, both without leading zeros;
+// null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
 func (id *AccountID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("AccountID", b, true, parseAccountID)
 	if err != nil {
@@ -244,7 +247,8 @@ func (id AccountID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id AccountID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -326,8 +330,9 @@ func (id ShardID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string or number; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
+// a JSON string holding the decimal text or a JSON integer, both without leading zeros;
+// null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
 func (id *ShardID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("ShardID", b, true, parseShardID)
 	if err != nil {
@@ -368,7 +373,8 @@ func (id ShardID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the sonyflake layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id ShardID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}

@@ -88,7 +88,8 @@ func (id UserTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *UserTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("UserTID", b)
 	if err != nil || null {
@@ -97,7 +98,9 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero UserTID.
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero UserTID.
 func (id *UserTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("UserTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("UserTID", s); err == nil {
@@ -112,10 +115,16 @@ func (id *UserTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id UserTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (UserTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -204,7 +213,8 @@ func (id LineItemTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("LineItemTID", b)
 	if err != nil || null {
@@ -213,7 +223,9 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero LineItemTID.
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero LineItemTID.
 func (id *LineItemTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("LineItemTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineItemTID", s); err == nil {
@@ -231,6 +243,12 @@ func (id *LineItemTID) Scan(src any) error {
 // Value implements driver.Valuer: the TypeID text (sql=text).
 func (id LineItemTID) Value() (driver.Value, error) {
 	return id.String(), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the TypeID text Value writes (sql=text).
+func (LineItemTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -319,7 +337,8 @@ func (id BareTID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *BareTID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("BareTID", b)
 	if err != nil || null {
@@ -328,7 +347,9 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text or 16 bytes, or the TypeID text. NULL scans as the zero BareTID.
+// Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
+// by another writer (Value writes text, so binary(16) is no column for it).
+// NULL scans as the zero BareTID.
 func (id *BareTID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("BareTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("BareTID", s); err == nil {
@@ -343,10 +364,16 @@ func (id *BareTID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id BareTID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (BareTID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.

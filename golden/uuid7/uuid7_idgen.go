@@ -83,7 +83,8 @@ func (id SessionID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *SessionID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("SessionID", b)
 	if err != nil || null {
@@ -92,7 +93,10 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero SessionID.
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
+// NULL scans as the zero SessionID.
 func (id *SessionID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
@@ -102,10 +106,16 @@ func (id *SessionID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id SessionID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (SessionID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -190,7 +200,8 @@ func (id RequestID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *RequestID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("RequestID", b)
 	if err != nil || null {
@@ -199,7 +210,10 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero RequestID.
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
+// NULL scans as the zero RequestID.
 func (id *RequestID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("RequestID", src, parseRequestID)
 	if err != nil {
@@ -209,10 +223,16 @@ func (id *RequestID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id RequestID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (RequestID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.

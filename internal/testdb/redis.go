@@ -43,6 +43,7 @@ func Redis(t testing.TB, name string) (dsn, prefix string) {
 		c.Close()
 		t.Fatalf("%s is set but the server does not answer: %v", RedisEnv, err)
 	}
+	t.Log(UsedMarker + "Redis")
 	prefix = fmt.Sprintf("idgen_test:%s:%d:%s:", name, os.Getpid(), strings.ToLower(rand.Text()[:8]))
 	t.Cleanup(func() {
 		defer c.Close()

@@ -85,6 +85,11 @@ var mysqlServer = server{
 	drop:   func(db string) string { return "DROP DATABASE IF EXISTS " + db },
 }
 
+// UsedMarker starts the line a test logs when it gets a server from this package, so a
+// run's summary (internal/testsummary, over go test -json) can count the tests that used
+// each server; the server's name follows it.
+const UsedMarker = "testdb: server used: "
+
 // create skips without a DSN, and otherwise creates the database and schedules its drop.
 func create(t testing.TB, s server, name, dsn string) string {
 	t.Helper()
@@ -97,6 +102,7 @@ func create(t testing.TB, s server, name, dsn string) string {
 		t.Fatal(err)
 		return ""
 	}
+	t.Log(UsedMarker + s.what)
 	t.Cleanup(func() {
 		if err := drop(); err != nil {
 			t.Error(err)

@@ -1,6 +1,7 @@
 package idgorm_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/golden/snowflakeid"
 	"github.com/idgen/idgen/internal/testdb"
 	idgorm "github.com/idgen/idgen/plugins/gorm"
@@ -177,5 +179,11 @@ func TestSegmentSource(t *testing.T) {
 	}
 	if users[0].ID != 1 || users[1].ID != 2 || users[2].ID != 3 || item.ID != 4 {
 		t.Fatalf("ids %v %v %v %v, want 1 2 3 4", users[0].ID, users[1].ID, users[2].ID, item.ID)
+	}
+	// A business number shows its ID's time, which a counter does not have: refused.
+	var _ idgen.Timeless = alloc
+	db.AutoMigrate(&Order{})
+	if err := db.Create(&Order{RequestID: "segment"}).Error; !errors.Is(err, idgen.ErrTimeless) {
+		t.Fatalf("an order number from a segment allocator: %v, want idgen.ErrTimeless", err)
 	}
 }

@@ -19,6 +19,15 @@
 //
 // Models that set IDs in their own BeforeCreate call Fill, the same logic.
 //
+// # Column types
+//
+// Every generated type names its column for AutoMigrate (GormDataType): bigint for
+// snowflake IDs, varchar of the exact width for business numbers and TypeID text,
+// varchar(36) for UUIDs, varchar(24) for ObjectIds, the text Value writes. Generated with
+// idgen-gen -gorm, UUID kinds also implement GormDBDataType: a native uuid column on
+// PostgreSQL and char(36) on MySQL and MariaDB. binary(16) is not supported. README.md
+// has the table; TestColumnTypes proves it on each database.
+//
 // # Idempotent create
 //
 // CreateOrGet inserts first, with no query before the insert. When the unique key named

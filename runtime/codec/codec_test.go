@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -14,7 +15,10 @@ func TestParseInt64(t *testing.T) {
 		reason string
 	}{
 		{"0", 0, ""},
-		{"007", 7, ""},
+		{"7", 7, ""},
+		{"007", 0, "leading zero: want 7"},
+		{"00", 0, "leading zero"},
+		{"0253975777475850240", 0, "leading zero: want 253975777475850240"},
 		{"9223372036854775807", 1<<63 - 1, ""},
 		{"9223372036854775808", 0, "overflows int64"},
 		{"99999999999999999999", 0, "more than 19 digits"},
@@ -85,7 +89,18 @@ func TestUnmarshalJSONInt64(t *testing.T) {
 	}{
 		{in: `"42"`, want: 42},
 		{in: `42`, numbers: true, want: 42},
-		{in: ` 42 `, numbers: true, want: 42},
+		{in: `0`, numbers: true, want: 0},
+		{in: `"0"`, want: 0},
+		{in: ` 42 `, numbers: true, reason: "not a JSON integer"},
+		{in: `042`, numbers: true, reason: "leading zero"},
+		{in: `"042"`, reason: "leading zero"},
+		{in: "\v42", numbers: true, reason: "not a JSON integer"},
+		{in: "\u00a042", numbers: true, reason: "not a JSON integer"},
+		{in: "\"\v42\"", reason: "control character"},
+		{in: `"\u00a042"`, reason: "want a JSON string without escapes"},
+		{in: "\"\u00a042\"", reason: "not a decimal digit"},
+		{in: ` "42"`, reason: "want a JSON string"},
+		{in: ` null`, reason: "want a JSON string"},
 		{in: `null`, null: true},
 		{in: `42`, reason: "want a JSON string"},
 		{in: `9223372036854775808`, numbers: true, reason: "overflows int64"},
@@ -93,8 +108,8 @@ func TestUnmarshalJSONInt64(t *testing.T) {
 		{in: `1e3`, numbers: true, reason: "not a JSON integer"},
 		{in: `1.5`, numbers: true, reason: "not a JSON integer"},
 		{in: `-1`, numbers: true, reason: "negative"},
-		{in: `"4\u0032"`, reason: "not a plain JSON string"},
-		{in: `"42`, reason: "not a plain JSON string"},
+		{in: `"4\u0032"`, reason: "without escapes"},
+		{in: `"42`, reason: "without escapes"},
 		{in: `true`, numbers: true, reason: "not a JSON integer"},
 		{in: ``, reason: "empty JSON"},
 	} {
@@ -178,6 +193,29 @@ func FuzzParsePrefixed(f *testing.F) {
 	})
 }
 
+// FuzzParseInt64: an accepted text is the one strconv.FormatInt writes for its value, so
+// two texts never name one ID.
+func FuzzParseInt64(f *testing.F) {
+	for _, s := range []string{"0", "7", "007", "0253975777475850240", "9223372036854775807", "9223372036854775808", "", "-1", "+1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseInt64("UserID", s)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if back := strconv.FormatInt(v, 10); back != s {
+			t.Fatalf("%q -> %d -> %q", s, v, back)
+		}
+	})
+}
+
+// FuzzUnmarshalJSONInt64: accepted JSON is only what encoding/json would hand over (a
+// valid JSON value) and only the canonical form of its ID: a number as FormatInt writes
+// it, or that text quoted.
 func FuzzUnmarshalJSONInt64(f *testing.F) {
 	for _, s := range []string{`"42"`, `42`, `null`, `1e3`, `-1`, `9223372036854775808`, `"\u0034"`, `""`} {
 		f.Add([]byte(s), true)
@@ -190,8 +228,18 @@ func FuzzUnmarshalJSONInt64(f *testing.F) {
 			}
 			return
 		}
-		if !null && v < 0 {
-			t.Fatalf("%s -> %d", b, v)
+		if !json.Valid(b) {
+			t.Fatalf("%q is not JSON, but was accepted", b)
+		}
+		if null {
+			if string(b) != "null" {
+				t.Fatalf("%q accepted as null", b)
+			}
+			return
+		}
+		text := strconv.FormatInt(v, 10)
+		if v < 0 || (string(b) != text || !numbers) && string(b) != `"`+text+`"` {
+			t.Fatalf("%q -> %d, whose JSON forms are %s and %q", b, v, text, text)
 		}
 	})
 }
@@ -232,7 +280,9 @@ func TestUnmarshalJSONString(t *testing.T) {
 		null, ok bool
 	}{
 		{`"abc"`, "abc", false, true},
-		{` null `, "", true, true},
+		{`null`, "", true, true},
+		{` null `, "", false, false},
+		{` "abc"`, "", false, false},
 		{`"a\"b"`, "", false, false},
 		{`"a\u0062"`, "", false, false},
 		{"\"a\tb\"", "", false, false},
@@ -259,7 +309,8 @@ func FuzzParseUUID(f *testing.F) {
 			}
 			return
 		}
-		if back := string(AppendUUID(nil, u)); !strings.EqualFold(back, s) {
+		// Either case is read (RFC 9562), lowercase is written: the canonical text.
+		if back := string(AppendUUID(nil, u)); back != strings.ToLower(s) {
 			t.Fatalf("%q -> %q", s, back)
 		}
 	})

@@ -1,9 +1,9 @@
 package codec
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // crockford is Crockford's base32 alphabet in lowercase: no i, l, o or u.
@@ -24,14 +24,18 @@ var crockfordIndex = func() (t [256]byte) {
 	return t
 }()
 
-// ParseInt64 parses the decimal form of a non-negative int64: ASCII digits only, no sign,
-// no spaces.
+// ParseInt64 parses the canonical decimal form of a non-negative int64, the one
+// strconv.FormatInt writes: ASCII digits only, no sign, no spaces and no leading zeros
+// ("0" itself is fine), so one ID has one text (cache and idempotency keys depend on it).
 func ParseInt64(typ, s string) (int64, error) {
 	if s == "" {
 		return 0, Errorf(typ, s, "empty")
 	}
 	if len(s) > 19 {
 		return 0, Errorf(typ, s, "more than 19 digits")
+	}
+	if s[0] == '0' && len(s) > 1 {
+		return 0, Errorf(typ, s, "leading zero: want %s", strings.TrimLeft(s, "0"))
 	}
 	var v uint64
 	for i := 0; i < len(s); i++ {
@@ -87,20 +91,21 @@ func ParsePrefixed(typ, prefix, s string) (int64, error) {
 	return int64(u), nil
 }
 
-// UnmarshalJSONInt64 decodes a JSON ID: a string, whose contents parseText reads, or,
-// when numbers is true, a bare integer. It reports null separately, so the caller can
-// leave its value alone as encoding/json expects.
+// UnmarshalJSONInt64 decodes a JSON ID exactly as encoding/json hands it to an
+// UnmarshalJSON method: no surrounding whitespace, and either null, a JSON string without
+// escapes whose contents parseText reads, or, when numbers is true, a JSON integer in its
+// canonical form (no sign, no leading zeros, no fraction or exponent). It reports null
+// separately, so the caller can leave its value alone as encoding/json expects.
 func UnmarshalJSONInt64(typ string, b []byte, numbers bool, parseText func(string) (int64, error)) (v int64, null bool, err error) {
-	b = bytes.TrimSpace(b)
 	switch {
 	case len(b) == 0:
 		return 0, false, Errorf(typ, "", "empty JSON")
 	case string(b) == "null":
 		return 0, true, nil
 	case b[0] == '"':
-		s, err := strconv.Unquote(string(b))
-		if err != nil || bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
-			return 0, false, Errorf(typ, string(b), "not a plain JSON string")
+		s, err := plainJSONString(typ, b)
+		if err != nil {
+			return 0, false, err
 		}
 		v, err := parseText(s)
 		return v, false, err
@@ -116,6 +121,24 @@ func UnmarshalJSONInt64(typ string, b []byte, numbers bool, parseText func(strin
 	}
 	v, err = ParseInt64(typ, string(b))
 	return v, false, err
+}
+
+// plainJSONString returns the contents of a JSON string that needs no unescaping: b is a
+// quote, bytes that are neither a quote, a backslash nor a control character, and a
+// quote. IDs never need escapes, and refusing them keeps one JSON text per ID.
+func plainJSONString(typ string, b []byte) (string, error) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", Errorf(typ, string(b), "want a JSON string without escapes")
+	}
+	for _, c := range b[1 : len(b)-1] {
+		switch {
+		case c == '"' || c == '\\':
+			return "", Errorf(typ, string(b), "want a JSON string without escapes")
+		case c < 0x20:
+			return "", Errorf(typ, string(b), "control character %s in JSON string", strconv.QuoteRune(rune(c)))
+		}
+	}
+	return string(b[1 : len(b)-1]), nil
 }
 
 // ScanInt64 converts a value read from SQL: an integer, or text (decimal, or what
@@ -161,8 +184,11 @@ func ScanString(typ string, src any) (s string, null bool, err error) {
 	return "", false, &ParseError{Type: typ, Reason: scanTypeReason(src)}
 }
 
-// ScanUUID converts a value read from SQL into 16 bytes: the 16 raw bytes (binary(16)
-// columns) or text that parseText reads (uuid and char columns). NULL gives null true.
+// ScanUUID converts a value read from SQL into 16 bytes: text that parseText reads (what
+// a uuid, UUID or char(36) column returns) or 16 raw bytes. The generated Value always
+// writes the 36-character text, so a binary(16) column is not a supported home for an ID
+// (MariaDB refuses the text: "Data too long"); the raw form is read only so that bytes
+// another writer stored still scan. NULL gives null true.
 func ScanUUID(typ string, src any, parseText func(string) ([16]byte, error)) (u [16]byte, null bool, err error) {
 	switch x := src.(type) {
 	case nil:

@@ -1,9 +1,7 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/binary"
-	"strconv"
 	"time"
 )
 
@@ -30,8 +28,10 @@ func AppendUUID(dst []byte, u [16]byte) []byte {
 	return append(dst, b[:]...)
 }
 
-// ParseUUID parses the canonical 36-character form of a UUID (hex digits in either case).
-// Braces, URNs and the 32-digit form are refused: one text form per ID.
+// ParseUUID parses the 36-character form of a UUID. Hex digits may be in either case, as
+// RFC 9562 requires of readers; AppendUUID writes lowercase, so the lowercase text is the
+// canonical one. Braces, URNs and the 32-digit form are refused: one spelling per ID, up
+// to case.
 func ParseUUID(typ, s string) ([16]byte, error) {
 	var u [16]byte
 	if len(s) != 36 {
@@ -75,20 +75,13 @@ func UUIDTime(u [16]byte) time.Time {
 	return time.UnixMilli(int64(binary.BigEndian.Uint64(b[:]))).UTC()
 }
 
-// UnmarshalJSONString decodes a JSON string without escapes (IDs need none), reporting
-// null separately.
+// UnmarshalJSONString decodes a JSON string without escapes (IDs need none) exactly as
+// encoding/json hands it to an UnmarshalJSON method, with no surrounding whitespace,
+// reporting null separately.
 func UnmarshalJSONString(typ string, b []byte) (s string, null bool, err error) {
-	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		return "", true, nil
 	}
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || bytes.IndexAny(b[1:len(b)-1], "\"\\") >= 0 {
-		return "", false, Errorf(typ, string(b), "want a JSON string without escapes")
-	}
-	for _, c := range b[1 : len(b)-1] {
-		if c < 0x20 {
-			return "", false, Errorf(typ, string(b), "control character %s in JSON string", strconv.QuoteRune(rune(c)))
-		}
-	}
-	return string(b[1 : len(b)-1]), false, nil
+	s, err = plainJSONString(typ, b)
+	return s, false, err
 }

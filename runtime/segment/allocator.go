@@ -124,6 +124,11 @@ func New(store Store, tag string, opts Options) (*Allocator, error) {
 	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}, nil
 }
 
+// Timeless reports true: the IDs are counters with no time in them, so a generated type's
+// Time and Parts say nothing about them, and business numbers (idgen.NextTimed) refuse an
+// Allocator as their source with idgen.ErrTimeless.
+func (a *Allocator) Timeless() bool { return true }
+
 // Tag returns the business tag the Allocator serves.
 func (a *Allocator) Tag() string { return a.tag }
 

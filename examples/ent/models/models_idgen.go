@@ -5,7 +5,6 @@ package models
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
@@ -82,8 +81,9 @@ func (id UserID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string in the text form; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
 func (id *UserID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
@@ -124,7 +124,8 @@ func (id UserID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id UserID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -154,7 +155,7 @@ func NewOrderNo() (OrderNo, error) {
 
 // NewOrderNoFrom returns a new OrderNo from src, or from the default source when src is nil.
 func NewOrderNoFrom(ctx context.Context, src idgen.Source) (OrderNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, orderNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, orderNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -217,14 +218,12 @@ func (id OrderNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *OrderNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("OrderNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("OrderNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -241,6 +240,12 @@ func (id *OrderNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+func (OrderNo) GormDataType() string {
+	return "varchar(28)"
 }
 
 // IsZero reports whether the number is unset.
@@ -349,7 +354,8 @@ func (id PaymentID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the ID alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the ID alone.
 func (id *PaymentID) UnmarshalJSON(b []byte) error {
 	s, null, err := codec.UnmarshalJSONString("PaymentID", b)
 	if err != nil || null {
@@ -358,7 +364,10 @@ func (id *PaymentID) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: the UUID as text (uuid, char(36)) or as 16 bytes (binary(16)). NULL scans as the zero PaymentID.
+// Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
+// columns return), or 16 raw bytes stored by another writer (Value writes text, so
+// binary(16) is no column for it).
+// NULL scans as the zero PaymentID.
 func (id *PaymentID) Scan(src any) error {
 	u, _, err := codec.ScanUUID("PaymentID", src, parsePaymentID)
 	if err != nil {
@@ -368,10 +377,16 @@ func (id *PaymentID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the UUID in its 36-character form, which PostgreSQL
-// stores in a native uuid column and other databases as text.
+// Value implements driver.Valuer: the UUID in its 36-character lowercase form, which
+// a PostgreSQL uuid column stores natively and other databases as text.
 func (id PaymentID) Value() (driver.Value, error) {
 	return string(codec.AppendUUID(make([]byte, 0, 36), [16]byte(id))), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(36),
+// the 36-character text Value writes.
+func (PaymentID) GormDataType() string {
+	return "varchar(36)"
 }
 
 // IsZero reports whether the ID is unset.
@@ -400,7 +415,7 @@ func NewTxnNo() (TxnNo, error) {
 
 // NewTxnNoFrom returns a new TxnNo from src, or from the default source when src is nil.
 func NewTxnNoFrom(ctx context.Context, src idgen.Source) (TxnNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, txnNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, txnNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -463,14 +478,12 @@ func (id TxnNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *TxnNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("TxnNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("TxnNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -487,6 +500,12 @@ func (id *TxnNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id TxnNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(27),
+// the width of every number.
+func (TxnNo) GormDataType() string {
+	return "varchar(27)"
 }
 
 // IsZero reports whether the number is unset.

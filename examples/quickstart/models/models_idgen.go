@@ -5,7 +5,6 @@ package models
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
@@ -81,8 +80,9 @@ func (id UserID) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string in the text form; null leaves the ID
-// alone. Numbers that are negative, fractional or beyond int64 are errors.
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
 func (id *UserID) UnmarshalJSON(b []byte) error {
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
@@ -123,7 +123,8 @@ func (id UserID) IsZero() bool {
 }
 
 // Time returns the start of the tick the ID was issued in, under the classic layout; the
-// zero time for the zero ID.
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
 func (id UserID) Time() time.Time {
 	if id == 0 {
 		return time.Time{}
@@ -153,7 +154,7 @@ func NewOrderNo() (OrderNo, error) {
 
 // NewOrderNoFrom returns a new OrderNo from src, or from the default source when src is nil.
 func NewOrderNoFrom(ctx context.Context, src idgen.Source) (OrderNo, error) {
-	id, err := idgen.NextSnowflake(ctx, src, orderNoFormat.Spec().Layout)
+	id, err := idgen.NextTimed(ctx, src, orderNoFormat.Spec().Layout)
 	if err != nil {
 		return "", err
 	}
@@ -216,14 +217,12 @@ func (id OrderNo) MarshalJSON() ([]byte, error) {
 	return codec.MarshalJSONString(string(id))
 }
 
-// UnmarshalJSON implements json.Unmarshaler: a JSON string; null leaves the number alone.
+// UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as
+// encoding/json passes it; null leaves the number alone.
 func (id *OrderNo) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return codec.Errorf("OrderNo", string(b), "want a JSON string")
+	s, null, err := codec.UnmarshalJSONString("OrderNo", b)
+	if err != nil || null {
+		return err
 	}
 	return id.UnmarshalText([]byte(s))
 }
@@ -240,6 +239,12 @@ func (id *OrderNo) Scan(src any) error {
 // Value implements driver.Valuer: the number as text.
 func (id OrderNo) Value() (driver.Value, error) {
 	return string(id), nil
+}
+
+// GormDataType tells GORM the column type on every database: varchar(28),
+// the width of every number.
+func (OrderNo) GormDataType() string {
+	return "varchar(28)"
 }
 
 // IsZero reports whether the number is unset.

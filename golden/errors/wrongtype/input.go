@@ -10,4 +10,4 @@ type OrderNo int64
 type SessionID [32]byte
 
 //idgen:typeid prefix=user
-type UserTID struct{ u [16]byte }
+type UserTID struct{ U [16]byte }

@@ -1,0 +1,4 @@
+package localzone
+
+//idgen:number prefix=ORD zone=Local
+type OrderNo string
