@@ -111,7 +111,7 @@ func TestProcessesEtcdRestart(t *testing.T) {
 			if !made.After(deadline) && made.After(lastBefore) {
 				lastBefore = made
 			}
-			if x.returned.After(back) && (firstAfter.IsZero() || x.returned.Before(firstAfter)) {
+			if made.After(deadline) && (firstAfter.IsZero() || x.returned.Before(firstAfter)) {
 				firstAfter = x.returned
 			}
 		}
@@ -119,10 +119,10 @@ func TestProcessesEtcdRestart(t *testing.T) {
 			t.Errorf("%s: %d IDs stamped after its deadline +%v returned before it resumed (+%v)", p.name, silent, deadline.Sub(t0), r.at().Sub(t0))
 		}
 		if firstAfter.IsZero() {
-			t.Errorf("%s issued nothing after etcd came back", p.name)
+			t.Errorf("%s issued nothing after its deadline", p.name)
 			continue
 		}
-		t.Logf("%s: worker %d; last ID stamped +%v, deadline +%v (etcd down +%v..+%v, %d renewals failed); %s at +%v, first ID after at +%v",
+		t.Logf("%s: worker %d; last ID stamped +%v, deadline +%v (etcd down +%v..+%v, %d renewals failed); %s at +%v, first ID stamped after the deadline returned at +%v",
 			p.name, r.int("worker"), lastBefore.Sub(t0).Round(time.Millisecond), deadline.Sub(t0).Round(time.Millisecond),
 			killAt.Sub(t0).Round(time.Millisecond), back.Sub(t0).Round(time.Millisecond), failed, r.kind,
 			r.at().Sub(t0).Round(time.Millisecond), firstAfter.Sub(t0).Round(time.Millisecond))
