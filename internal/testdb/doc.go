@@ -9,8 +9,9 @@
 // dropped if it exists, created, and dropped again when the test ends.
 //
 // Redis tests share the server in IDGEN_TEST_REDIS_DSN under a key prefix of their own
-// (Redis), or start a redis-server of their own (StartRedis, StartRedisCluster) when they
-// need a configuration of their own (persistence on or off) or to restart or flush it.
+// (Redis), the Redis Cluster in IDGEN_TEST_REDIS_CLUSTER_ADDRS likewise (RedisCluster), or
+// start a redis-server of their own (StartRedis, StartRedisCluster) when they need a
+// configuration of their own (persistence on or off) or to restart, kill or flush it.
 //
 // Without the variable the test is skipped with a message naming it; with the variable set
 // but the server unreachable the test fails, because a configured server that does not

@@ -87,6 +87,20 @@ func (s *RedisServer) Restart() {
 	}
 }
 
+// Kill kills the server with SIGKILL, as a crash would, and waits for it to exit; Start
+// runs it again. Between the two the server is down, for tests that watch what clients do
+// meanwhile.
+func (s *RedisServer) Kill() { s.stop() }
+
+// Start runs a server stopped by Kill again on the same port and directory, and waits
+// until it answers.
+func (s *RedisServer) Start() {
+	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatalf("testdb: starting redis-server again: %v", err)
+	}
+}
+
 // start runs the server and waits until it answers PING.
 func (s *RedisServer) start() error {
 	cmd := exec.Command(s.args[0], s.args[1:]...)

@@ -1,5 +1,6 @@
 // Package lease hands out snowflake worker IDs across a fleet, from a store the fleet
-// already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine) or Redis. A process claims
+// already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine), Redis or a Redis Cluster,
+// or etcd (the module github.com/idgen/idgen/runtime/lease/etcdlease). A process claims
 // the lowest free ID for a TTL, renews it in the background and issues IDs only while the
 // lease is certainly held, so no two processes ever mint IDs under one worker ID at once.
 //
@@ -71,7 +72,10 @@
 // worker_id INTEGER NOT NULL PRIMARY KEY, holder TEXT, the others INTEGER. Times are Unix
 // milliseconds: expires_ms and prev_expires_ms of the database's clock, last_ms of the
 // holder's generator. The Redis backend keeps three hashes keyed by worker ID, under a
-// prefix (default "idgen:lease:"): holder, expires and last.
+// prefix (default "idgen:lease:"): holder, expires and last. Each script touches all
+// three, so on Redis Cluster the prefix carries a hash tag ([DefaultClusterPrefix],
+// "{idgen:lease}:", or the caller's; [NewRedis] refuses one without it with a
+// [*PrefixError]) and a fleet's leases live on one master.
 //
 // # Limits
 //

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
@@ -18,7 +19,7 @@ import (
 // target says where a backend lives, in a form a child process can be handed: the kind
 // of store, its DSN, and for Redis the key prefix of this test run.
 type target struct {
-	Kind   string // sqlite, postgres, mysql, redis
+	Kind   string // sqlite, postgres, mysql, redis, rediscluster (DSN: comma-separated addresses)
 	DSN    string
 	Prefix string
 	// Persistent says the server keeps its data (a test's own with the AOF on): the
@@ -41,6 +42,10 @@ var kinds = []struct {
 		return target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
 	}},
 	{"redis", setupRedis},
+	{"rediscluster", func(t testing.TB) target {
+		addrs, prefix := testdb.RedisCluster(t, "lease")
+		return target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
+	}},
 }
 
 // setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
@@ -54,6 +59,16 @@ func setupRedis(t testing.TB) target {
 // open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
 // what closes its connections.
 func open(tg target, ns string) (Backend, io.Closer, error) {
+	if tg.Kind == "rediscluster" {
+		// The hash tag keeps the three hashes in one slot.
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
+		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: "{" + tg.Prefix + ns + "}:", AllowNoPersistence: !tg.Persistent})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return b, c, nil
+	}
 	if tg.Kind == "redis" {
 		opts, err := redis.ParseURL(tg.DSN)
 		if err != nil {

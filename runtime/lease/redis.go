@@ -2,7 +2,9 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,6 +14,11 @@ import (
 
 // DefaultPrefix starts the names of the keys a [Redis] backend uses when given no prefix.
 const DefaultPrefix = "idgen:lease:"
+
+// DefaultClusterPrefix starts the names of the keys a [Redis] backend on a
+// *redis.ClusterClient uses when given no prefix: DefaultPrefix with a hash tag, so that
+// the three hashes every script touches are in one slot.
+const DefaultClusterPrefix = "{idgen:lease}:"
 
 // Every script reads the time from Redis (TIME), so expiry is judged by one clock whatever
 // the holders' clocks say. Times are Unix milliseconds. The three hashes are keyed by
@@ -78,8 +85,9 @@ end
 return {1}
 `)
 
-// Redis is a Backend on three hashes in Redis, each step one Lua script. For Redis
-// Cluster, give a prefix with a hash tag ("{idgen:lease}:") so the keys share a slot. A
+// Redis is a Backend on three hashes in Redis, each step one Lua script. On Redis Cluster
+// the three must share a slot: the prefix carries a hash tag (DefaultClusterPrefix, or
+// one of the caller's; see RedisOptions.Prefix), so a fleet's leases live on one master. A
 // claim walks the IDs from 0 inside the script, so it costs one hash lookup per held ID
 // below the one it takes (a claim that finds all 1,024 of Classic() held takes about a
 // millisecond of Redis's time). Safe for concurrent use.
@@ -96,8 +104,13 @@ type Redis struct {
 
 // RedisOptions configures a [Redis] backend. The zero value uses DefaultPrefix.
 type RedisOptions struct {
-	// Prefix starts the names of the keys, DefaultPrefix if empty. For Redis Cluster, give
-	// it a hash tag ("{idgen:lease}:").
+	// Prefix starts the names of the keys, DefaultPrefix if empty (DefaultClusterPrefix on
+	// a *redis.ClusterClient). On a *redis.ClusterClient it must contain a hash tag, a
+	// non-empty "{...}" whose text alone decides the slot ("{orders}:lease:",
+	// "orders:{lease}:"): each script touches the three hashes, which Redis Cluster runs
+	// only when they are in one slot. NewRedis refuses a prefix without one (a
+	// *PrefixError) rather than adding it, because every process of a fleet must name the
+	// same keys. A *redis.Ring shards by the first key of each script, so it needs no tag.
 	Prefix string
 	// AllowNoPersistence skips the check NewRedis makes that the server keeps its data
 	// across a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
@@ -124,20 +137,58 @@ var ErrNotPersistent = redisdurable.ErrNotPersistent
 
 // NewRedis returns a backend on the keys Prefix+"holder", Prefix+"expires" and
 // Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring). Unless
-// opts.AllowNoPersistence is set, it first asks the server whether it persists its data
-// and fails with a *NotPersistentError if it may not.
+// opts.AllowNoPersistence is set, it first asks the server (every master of a cluster)
+// whether it persists its data and fails with a *NotPersistentError if it may not. On a
+// *redis.ClusterClient a prefix without a hash tag is a *PrefixError.
 func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+	prefix := opts.Prefix
+	_, cluster := client.(*redis.ClusterClient)
+	switch {
+	case prefix == "" && cluster:
+		prefix = DefaultClusterPrefix
+	case prefix == "":
+		prefix = DefaultPrefix
+	case cluster && !hashTagged(prefix):
+		return nil, &PrefixError{Prefix: prefix}
+	}
 	if !opts.AllowNoPersistence {
 		if err := redisdurable.Check(ctx, client); err != nil {
 			return nil, err
 		}
 	}
-	prefix := opts.Prefix
-	if prefix == "" {
-		prefix = DefaultPrefix
-	}
 	return &Redis{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
 }
+
+// hashTagged reports whether every key starting with prefix has the same hash tag, the
+// one in prefix: Redis Cluster hashes the text between the first "{" and the first "}"
+// after it, when that text is not empty.
+func hashTagged(prefix string) bool {
+	i := strings.IndexByte(prefix, '{')
+	if i < 0 {
+		return false
+	}
+	j := strings.IndexByte(prefix[i+1:], '}')
+	return j > 0
+}
+
+// PrefixError is returned by NewRedis on a *redis.ClusterClient for a prefix without a
+// hash tag: the three hashes would fall in different slots, and Redis Cluster refuses
+// scripts that touch more than one (CROSSSLOT). It matches ErrPrefix.
+type PrefixError struct {
+	Prefix string
+}
+
+// ErrPrefix is matched by every *PrefixError.
+var ErrPrefix = errors.New("lease: redis key prefix unusable on this client")
+
+// Error implements error.
+func (e *PrefixError) Error() string {
+	return fmt.Sprintf("lease: redis prefix %q has no hash tag: on Redis Cluster the lease's three hashes must share a slot; "+
+		"put one in the prefix, such as %q", e.Prefix, "{"+strings.TrimSuffix(e.Prefix, ":")+"}:")
+}
+
+// Is reports whether target is ErrPrefix.
+func (e *PrefixError) Is(target error) bool { return target == ErrPrefix }
 
 // Keys returns the names of the three hashes: holder tokens, expiry times and recorded
 // ticks, each keyed by worker ID.

@@ -74,6 +74,24 @@ func TestRedisCluster(t *testing.T) {
 			t.Fatalf("Acquire = %+v, %v; want worker %d", cl, err, want)
 		}
 	}
+	// The three hashes must share a slot: a prefix without a hash tag is refused, and no
+	// prefix means DefaultClusterPrefix.
+	_, err = NewRedis(ctx, c, RedisOptions{Prefix: "idgen:lease:"})
+	var pe *PrefixError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPrefix) || pe.Prefix != "idgen:lease:" {
+		t.Fatalf("NewRedis with an untagged prefix on a cluster: %v, want a *PrefixError", err)
+	}
+	t.Log(err)
+	for _, bad := range []string{"a{}b:", "a}b{:", "a{b:"} {
+		if _, err := NewRedis(ctx, c, RedisOptions{Prefix: bad}); !errors.Is(err, ErrPrefix) {
+			t.Errorf("NewRedis with prefix %q: %v, want ErrPrefix", bad, err)
+		}
+	}
+	if d, err := NewRedis(ctx, c, RedisOptions{}); err != nil || d.Keys()[0] != DefaultClusterPrefix+"holder" {
+		t.Fatalf("NewRedis with no prefix on a cluster: %v, %v; want keys under %q", d, err, DefaultClusterPrefix)
+	} else if cl, err := d.Acquire(ctx, 15, NewToken(), time.Minute); err != nil {
+		t.Fatalf("Acquire under DefaultClusterPrefix: %+v, %v", cl, err)
+	}
 	if err := nodes[2].Client().ConfigSet(ctx, "appendonly", "no").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 
 // target says where a store lives, in a form a child process can be handed.
 type target struct {
-	Kind   string // sqlite, postgres, mysql, redis
+	Kind   string // sqlite, postgres, mysql, redis, rediscluster (DSN: comma-separated addresses)
 	DSN    string
 	Prefix string // Redis key prefix of this test
 	// Persistent says the server keeps its data (a test's own with the AOF on): the
@@ -43,6 +44,10 @@ var kinds = []struct {
 		return target{Kind: "mysql", DSN: testdb.MySQL(t, "segment_"+name)}
 	}},
 	{"redis", func(t testing.TB, _ string) target { return setupRedis(t) }},
+	{"rediscluster", func(t testing.TB, _ string) target {
+		addrs, prefix := testdb.RedisCluster(t, "segment")
+		return target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
+	}},
 }
 
 // sqliteTarget is a fresh SQLite file (testdb.SQLiteDSN: WAL and a busy timeout).
@@ -60,6 +65,15 @@ func setupRedis(t testing.TB) target {
 
 // open returns a store on tg and what closes its connections.
 func open(tg target) (Store, io.Closer, error) {
+	if tg.Kind == "rediscluster" {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
+		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		return s, c, nil
+	}
 	if tg.Kind == "redis" {
 		opts, err := redis.ParseURL(tg.DSN)
 		if err != nil {

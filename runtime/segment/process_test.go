@@ -162,7 +162,7 @@ func childDraw(spec childSpec) error {
 	}
 	w := bufio.NewWriter(f)
 	var line []byte
-	unavailable := 0
+	unavailable, firstUnavailable := 0, ""
 	for ctx.Err() == nil {
 		for range 100 {
 			id, err := a.NextInt64(ctx)
@@ -171,6 +171,10 @@ func childDraw(spec childSpec) error {
 					break
 				}
 				if spec.Unavailable && errors.Is(err, ErrUnavailable) {
+					if unavailable == 0 {
+						var ue *UnavailableError
+						firstUnavailable = fmt.Sprintf("; first unavailable (%T, tag %q as *UnavailableError: %t): %v", err, tagOf(err), errors.As(err, &ue), err)
+					}
 					unavailable++
 					break
 				}
@@ -185,9 +189,18 @@ func childDraw(spec childSpec) error {
 		time.Sleep(time.Millisecond)
 	}
 	st := a.Stats()
-	fmt.Fprintf(os.Stderr, "child %d: %d blocks, %d waits, %d failed reservations, %d unavailable, last step %d\n",
-		os.Getpid(), st.Reserved, st.Waited, st.Failed, unavailable, st.Step)
+	fmt.Fprintf(os.Stderr, "child %d: %d blocks, %d waits, %d failed reservations, %d unavailable, last step %d%s\n",
+		os.Getpid(), st.Reserved, st.Waited, st.Failed, unavailable, st.Step, firstUnavailable)
 	return w.Flush()
+}
+
+// tagOf returns the tag of an *UnavailableError in err's chain, or "".
+func tagOf(err error) string {
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return ue.Tag
+	}
+	return ""
 }
 
 // TestProcesses runs four processes drawing from one new tag on each store, kills one
