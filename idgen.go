@@ -67,7 +67,7 @@ func NextSnowflake(ctx context.Context, src Source, layout snowflake.Layout) (sn
 			return 0, ErrNoSource
 		}
 	}
-	if l, ok := src.(interface{ Layout() snowflake.Layout }); ok && !sameLayout(l.Layout(), layout) {
+	if l, ok := src.(interface{ Layout() snowflake.Layout }); ok && !l.Layout().Equal(layout) {
 		return 0, fmt.Errorf("idgen: the source issues IDs of layout %v, the type expects %v", l.Layout(), layout)
 	}
 	v, err := src.NextInt64(ctx)
@@ -102,18 +102,6 @@ func NextTimed(ctx context.Context, src Source, layout snowflake.Layout) (snowfl
 	return NextSnowflake(ctx, src, layout)
 }
 
-func sameLayout(a, b snowflake.Layout) bool {
-	return a.Epoch.Equal(b.Epoch) && a.Unit == b.Unit && a.TimeBits == b.TimeBits && a.WorkerBits == b.WorkerBits &&
-		a.SeqBits == b.SeqBits && a.Order == b.Order && a.DatacenterBits == b.DatacenterBits &&
-		width(a) == width(b)
-}
-
-func width(l snowflake.Layout) uint8 {
-	if l.Width == 0 {
-		return 63
-	}
-	return l.Width
-}
 
 // Generated is implemented by the pointer of every type cmd/idgen-gen writes. A plugin
 // fills a zero ID through it.

@@ -33,7 +33,7 @@ func TestDecode(t *testing.T) {
 		want string
 	}{
 		{[]string{"decode", "-1"}, "flag provided but not defined"},
-		{[]string{"decode", "abc"}, `idgen: parse ID "abc"`},
+		{[]string{"decode", "abc"}, `codec: parse ID "abc"`},
 		{[]string{"decode", "9223372036854775808"}, "overflows int64"},
 		{[]string{"decode", "1", "-layout", "twitter"}, `unknown layout "twitter"`},
 		{[]string{"decode"}, "usage: idgen-gen decode"},

@@ -21,7 +21,7 @@ func TestQuickstart(t *testing.T) {
 		regexp.MustCompile(`attempt 2: the key was seen before: returned order ORD\d{25}, nothing inserted`),
 		regexp.MustCompile(`orders with that key in the database: 1\n`),
 		regexp.MustCompile(`worker   1\n`),
-		regexp.MustCompile(`a mistyped ORD\d{25} is refused: idgen: parse OrderNo`),
+		regexp.MustCompile(`a mistyped ORD\d{25} is refused: codec: parse OrderNo`),
 	} {
 		if !want.MatchString(s) {
 			t.Errorf("output lacks %v", want)

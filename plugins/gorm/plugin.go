@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/schema"
 
 	"github.com/idgen/idgen"
+	"github.com/idgen/idgen/runtime/uuidv7"
 )
 
 // Name is the plugin's name in gorm.Config.Plugins.
@@ -263,11 +264,12 @@ func (p *Plugin) setNew(ctx context.Context, f idField, v reflect.Value) error {
 			v.SetString(strconv.FormatInt(id, 10))
 		}
 	case kindUUID7:
-		u, err := uuid.NewV7()
+		// The process's one monotonic UUIDv7 source, the one generated types use.
+		b, err := uuidv7.New()
 		if err != nil {
 			return fmt.Errorf("idgorm: new UUIDv7 for %s: %w", f.field.Name, err)
 		}
-		v.SetString(u.String())
+		v.SetString(uuid.UUID(b).String())
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // ErrInvalid is matched by every *ParseError.
-var ErrInvalid = errors.New("idgen: invalid ID")
+var ErrInvalid = errors.New("codec: invalid ID")
 
 // ParseError reports input that is not an ID of a type: the type, the input (cut to 64
 // bytes) and what is wrong. It matches ErrInvalid.
@@ -19,7 +19,7 @@ type ParseError struct {
 
 // Error implements error.
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("idgen: parse %s %q: %s", e.Type, e.Input, e.Reason)
+	return fmt.Sprintf("codec: parse %s %q: %s", e.Type, e.Input, e.Reason)
 }
 
 // Is reports whether target is ErrInvalid.

@@ -18,7 +18,7 @@ func ExampleParseInt64() {
 	// Output:
 	// 253975777475850240 <nil>
 	// true
-	// idgen: parse UserID "0253975777475850240": leading zero: want 253975777475850240
+	// codec: parse UserID "0253975777475850240": leading zero: want 253975777475850240
 }
 
 // A prefixed ID is "prefix_" and 13 base32 characters that sort like the numbers.
@@ -30,7 +30,7 @@ func ExampleAppendPrefixed() {
 	fmt.Println(err)
 	// Output:
 	// usr_04mrddxg00w00 167492383146012672 <nil>
-	// idgen: parse UserID "ord_04mrddxg00w00": want prefix "usr_"
+	// codec: parse UserID "ord_04mrddxg00w00": want prefix "usr_"
 }
 
 // UnmarshalJSONInt64 takes exactly what encoding/json hands an UnmarshalJSON method: no
@@ -45,9 +45,9 @@ func ExampleUnmarshalJSONInt64() {
 	// "42"      42 false <nil>
 	// 42        42 false <nil>
 	// null      0 true <nil>
-	// 042       0 false idgen: parse UserID "042": leading zero: want 42
-	//  42       0 false idgen: parse UserID " 42": not a JSON integer
-	// "4\u0032" 0 false idgen: parse UserID "\"4\\u0032\"": want a JSON string without escapes
+	// 042       0 false codec: parse UserID "042": leading zero: want 42
+	//  42       0 false codec: parse UserID " 42": not a JSON integer
+	// "4\u0032" 0 false codec: parse UserID "\"4\\u0032\"": want a JSON string without escapes
 }
 
 // UUIDs are read in either case, as RFC 9562 asks, and written in lowercase.

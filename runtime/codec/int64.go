@@ -4,25 +4,20 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	crockford32 "github.com/idgen/idgen/internal/crockford"
 )
 
 // crockford is Crockford's base32 alphabet in lowercase: no i, l, o or u.
-const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+const crockford = crockford32.Alphabet
 
 // PrefixedLen is the length of the encoded part of a prefixed ID: 13 base32 characters
 // hold 65 bits, so every non-negative int64 fits at a fixed width and the text sorts like
 // the number.
 const PrefixedLen = 13
 
-var crockfordIndex = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for i := 0; i < len(crockford); i++ {
-		t[crockford[i]] = byte(i)
-	}
-	return t
-}()
+// crockfordIndex maps a byte to its value in crockford, or 0xff.
+var crockfordIndex = &crockford32.Index
 
 // ParseInt64 parses the canonical decimal form of a non-negative int64, the one
 // strconv.FormatInt writes: ASCII digits only, no sign, no spaces and no leading zeros

@@ -19,7 +19,7 @@ func ExampleParse() {
 	// Output:
 	// 507f1f77bcf86cd799439011
 	// 2012-10-17 21:13:27 +0000 UTC
-	// idgen: parse DocumentID "507f1f77bcf86cd79943901": want 24 hex characters, got 23 bytes
+	// codec: parse DocumentID "507f1f77bcf86cd79943901": want 24 hex characters, got 23 bytes
 }
 
 func ExampleNew() {

@@ -92,6 +92,14 @@ func (l Layout) width() uint8 {
 	return l.Width
 }
 
+// Equal reports whether l and o lay out IDs the same way: the same epoch (as an instant),
+// unit, field widths, field order and total width, so an ID of one decodes the same under
+// the other.
+func (l Layout) Equal(o Layout) bool {
+	return l.Epoch.Equal(o.Epoch) && l.Unit == o.Unit && l.TimeBits == o.TimeBits && l.WorkerBits == o.WorkerBits &&
+		l.SeqBits == o.SeqBits && l.Order == o.Order && l.DatacenterBits == o.DatacenterBits && l.width() == o.width()
+}
+
 // Validate reports what is wrong with the layout, as a *LayoutError, or nil.
 func (l Layout) Validate() error {
 	return l.validate(time.Now())

@@ -3,27 +3,21 @@ package typeid
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/idgen/idgen/internal/crockford"
 )
 
 // SuffixLen is the length of the base32 suffix of every TypeID.
 const SuffixLen = 26
 
 // alphabet is the spec's base32 alphabet: Crockford's, lowercase, without i, l, o and u.
-const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+const alphabet = crockford.Alphabet
 
 // invalidDigit marks a byte outside the alphabet in digits.
-const invalidDigit = 0xff
+const invalidDigit = crockford.Invalid
 
 // digits maps a byte to its 5-bit value, or to invalidDigit.
-var digits = func() (t [256]byte) {
-	for i := range t {
-		t[i] = invalidDigit
-	}
-	for i := 0; i < len(alphabet); i++ {
-		t[alphabet[i]] = byte(i)
-	}
-	return t
-}()
+var digits = &crockford.Index
 
 // AppendSuffix appends the 26-character base32 form of u to dst and returns the extended
 // buffer. It does not allocate when dst has room for 26 more bytes.

@@ -35,7 +35,7 @@ func Example() {
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, uniq.ErrDuplicate))
 	// Output:
-	// idgen: duplicate key: unique constraint on table "users" (email)
+	// uniq: duplicate key: unique constraint on table "users" (email)
 	// true
 }
 

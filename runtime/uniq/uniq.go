@@ -30,7 +30,7 @@ type Violation struct {
 }
 
 // ErrDuplicate is matched by every *DuplicateError.
-var ErrDuplicate = errors.New("idgen: duplicate key")
+var ErrDuplicate = errors.New("uniq: duplicate key")
 
 // DuplicateError reports a unique-key violation. It matches ErrDuplicate and unwraps to
 // the driver's error.
@@ -42,7 +42,7 @@ type DuplicateError struct {
 // Error implements error.
 func (e *DuplicateError) Error() string {
 	var b strings.Builder
-	b.WriteString("idgen: duplicate key: ")
+	b.WriteString("uniq: duplicate key: ")
 	if e.PrimaryKey {
 		b.WriteString("primary key")
 	} else {

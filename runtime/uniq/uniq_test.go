@@ -199,7 +199,7 @@ func TestDuplicateError(t *testing.T) {
 	if !ok {
 		t.Fatalf("Wrap(%v) = %T, want *DuplicateError", wrapped, err)
 	}
-	if want := `idgen: duplicate key: unique constraint "users_email_key" on table "users" (email)`; dup.Error() != want {
+	if want := `uniq: duplicate key: unique constraint "users_email_key" on table "users" (email)`; dup.Error() != want {
 		t.Errorf("Error() = %q, want %q", dup.Error(), want)
 	}
 	if !errors.Is(err, ErrDuplicate) || errors.Is(wrapped, ErrDuplicate) {
@@ -226,9 +226,9 @@ func TestDuplicateError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{Violation{Driver: MySQL, Constraint: "PRIMARY", PrimaryKey: true}, nil, `idgen: duplicate key: primary key "PRIMARY"`},
-		{Violation{Driver: SQLite, Table: "users", Columns: []string{"tenant", "login"}}, nil, `idgen: duplicate key: unique constraint on table "users" (tenant, login)`},
-		{Violation{Driver: MySQL}, errors.New("Doppelter Eintrag"), `idgen: duplicate key: unique constraint: Doppelter Eintrag`},
+		{Violation{Driver: MySQL, Constraint: "PRIMARY", PrimaryKey: true}, nil, `uniq: duplicate key: primary key "PRIMARY"`},
+		{Violation{Driver: SQLite, Table: "users", Columns: []string{"tenant", "login"}}, nil, `uniq: duplicate key: unique constraint on table "users" (tenant, login)`},
+		{Violation{Driver: MySQL}, errors.New("Doppelter Eintrag"), `uniq: duplicate key: unique constraint: Doppelter Eintrag`},
 	} {
 		if got := (&DuplicateError{Violation: tc.v, Err: tc.err}).Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
