@@ -102,7 +102,6 @@ func NextTimed(ctx context.Context, src Source, layout snowflake.Layout) (snowfl
 	return NextSnowflake(ctx, src, layout)
 }
 
-
 // Generated is implemented by the pointer of every type cmd/idgen-gen writes. A plugin
 // fills a zero ID through it.
 type Generated interface {
