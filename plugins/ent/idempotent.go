@@ -3,7 +3,6 @@ package idgent
 import (
 	stdsql "database/sql"
 	"errors"
-	"fmt"
 	"strings"
 
 	"entgo.io/ent/dialect"
@@ -12,24 +11,13 @@ import (
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
-// ErrMismatch is matched by every *MismatchError.
-var ErrMismatch = errors.New("idgent: the key was used with different values")
+// ErrMismatch is matched by every *MismatchError (it is uniq.ErrMismatch).
+var ErrMismatch = uniq.ErrMismatch
 
 // MismatchError reports a key reused with different values in the fields the schema's
-// Idempotent annotation checks. CreateOrGet returns it with the existing entity.
-type MismatchError struct {
-	Type   string   // the schema
-	Key    []string // the key's columns
-	Fields []string // the checked columns that differ
-}
-
-// Error implements error.
-func (e *MismatchError) Error() string {
-	return fmt.Sprintf("idgent: %s key (%s) was used with different %s", e.Type, strings.Join(e.Key, ", "), strings.Join(e.Fields, ", "))
-}
-
-// Is reports whether target is ErrMismatch.
-func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+// Idempotent annotation checks; Model is the schema. CreateOrGet returns it with the
+// existing entity. It is uniq.MismatchError, the type the GORM plugin returns too.
+type MismatchError = uniq.MismatchError
 
 // KeyConflict reports whether err from the insert of a CreateOrGet means that the key
 // already holds a row: ON CONFLICT DO NOTHING returned no row (PostgreSQL, SQLite), or MySQL

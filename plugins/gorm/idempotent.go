@@ -18,26 +18,17 @@ import (
 var (
 	// ErrDeleted is returned, with the row loaded, when the key belongs to a soft-deleted row.
 	ErrDeleted = errors.New("idgorm: the key belongs to a deleted row")
-	// ErrMismatch is matched by every *MismatchError.
-	ErrMismatch = errors.New("idgorm: the key was used with different values")
+	// ErrMismatch is matched by every *MismatchError (it is uniq.ErrMismatch).
+	ErrMismatch = uniq.ErrMismatch
 	// errHit stops a create whose key already exists before its after-create steps.
 	errHit = errors.New("idgorm: key exists")
 )
 
 // MismatchError reports a key reused with different values in the fields CreateOrGet was
-// told to check: the same request key with another payload. The existing row is loaded.
-type MismatchError struct {
-	Key    []string // the key's columns
-	Fields []string // the checked fields that differ
-}
-
-// Error implements error.
-func (e *MismatchError) Error() string {
-	return fmt.Sprintf("idgorm: key (%s) was used with different %s", strings.Join(e.Key, ", "), strings.Join(e.Fields, ", "))
-}
-
-// Is reports whether target is ErrMismatch.
-func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+// told to check: the same request key with another payload; Model is the model's name.
+// The existing row is loaded. It is uniq.MismatchError, the type the ent plugin returns
+// too.
+type MismatchError = uniq.MismatchError
 
 // Option configures CreateOrGet.
 type Option func(*options)
@@ -196,7 +187,7 @@ func load(db *gorm.DB, s *schema.Schema, value any, keyFields, checkFields []*sc
 		}
 	}
 	if len(differ) > 0 {
-		return &MismatchError{Key: key, Fields: differ}
+		return &MismatchError{Model: s.Name, Key: key, Fields: differ}
 	}
 	return nil
 }

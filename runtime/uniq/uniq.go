@@ -29,6 +29,27 @@ type Violation struct {
 	PrimaryKey bool
 }
 
+// ErrMismatch is matched by every *MismatchError.
+var ErrMismatch = errors.New("uniq: the key was used with different values")
+
+// MismatchError reports an idempotent create whose key already holds a row with other
+// values in the fields it checks: the same request key with another payload. The GORM
+// and ent plugins' CreateOrGet return it (as idgorm.MismatchError and idgent.MismatchError,
+// aliases of this type) with the existing row loaded.
+type MismatchError struct {
+	Model  string   // the model or ent schema
+	Key    []string // the key's columns
+	Fields []string // the checked fields that differ
+}
+
+// Error implements error.
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("uniq: %s key (%s) was used with different %s", e.Model, strings.Join(e.Key, ", "), strings.Join(e.Fields, ", "))
+}
+
+// Is reports whether target is ErrMismatch.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
 // ErrDuplicate is matched by every *DuplicateError.
 var ErrDuplicate = errors.New("uniq: duplicate key")
 

@@ -261,7 +261,7 @@ func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool,
 		differ = append(differ, order.FieldUserID)
 	}
 	if len(differ) > 0 {
-		return existing, false, &idgent.MismatchError{Type: "Order", Key: []string{order.FieldRequestID}, Fields: differ}
+		return existing, false, &idgent.MismatchError{Model: "Order", Key: []string{order.FieldRequestID}, Fields: differ}
 	}
 	return existing, false, nil
 }

@@ -222,7 +222,7 @@ func (_c *PaymentCreate) CreateOrGet(ctx context.Context) (_ *Payment, created b
 		differ = append(differ, payment.FieldCents)
 	}
 	if len(differ) > 0 {
-		return existing, false, &idgent.MismatchError{Type: "Payment", Key: []string{payment.FieldOrderID, payment.FieldAttempt}, Fields: differ}
+		return existing, false, &idgent.MismatchError{Model: "Payment", Key: []string{payment.FieldOrderID, payment.FieldAttempt}, Fields: differ}
 	}
 	return existing, false, nil
 }
