@@ -46,6 +46,32 @@ func OnceTx[M any](db *sql.DB, l *idem.Ledger, fn func(ctx context.Context, tx *
 	}
 }
 
+// InTx returns a Processor that runs fn in a transaction of db and commits it, with no
+// record of the key: the same work as OnceTx without the deduplication, so a redelivery or
+// a producer's retry runs it again. For handlers written for OnceTx whose effects are
+// idempotent by themselves (an upsert), and as the baseline that measures what OnceTx's
+// record costs.
+func InTx[M any](db *sql.DB, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
+	return func(ctx context.Context, _ string, m M) (ran bool, err error) {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return false, fmt.Errorf("consume: beginning a transaction: %w", err)
+		}
+		defer func() {
+			if !ran {
+				tx.Rollback()
+			}
+		}()
+		if err := fn(ctx, tx, m); err != nil {
+			return false, err
+		}
+		if err := tx.Commit(); err != nil {
+			return false, fmt.Errorf("consume: committing: %w", err)
+		}
+		return true, nil
+	}
+}
+
 // Once returns a Processor that runs fn under a claim of the message key in store
 // (idem.Once): a key done before runs nothing; a key another consumer holds is an error
 // matching idem.ErrInProgress (the message is delivered again later); an error from fn gives

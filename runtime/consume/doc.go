@@ -12,8 +12,9 @@
 //   - Once: the effect is outside the database (an e-mail, a call to another service). The
 //     key is claimed in an idem.Store, renewed while the handler runs, and marked done
 //     after it; a crash between the effect and the mark can repeat the effect.
-//   - AtLeastOnce: no deduplication, for handlers that are idempotent by themselves, and
-//     the baseline of the adapters' benchmarks.
+//   - InTx and AtLeastOnce: no deduplication, for handlers that are idempotent by
+//     themselves; InTx runs an OnceTx handler in a plain transaction, the baseline of the
+//     adapters' benchmarks.
 //
 // An adapter acknowledges a message only after its Processor returned: ran or not, the
 // effect has committed by then; an error means it did not, and the message is delivered
