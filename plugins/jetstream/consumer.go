@@ -258,8 +258,10 @@ func (c *Consumer) keepInProgress(m jetstream.Msg) (stop func()) {
 }
 
 // deadLetter publishes a copy of d to the dead-letter subject, if there is one, and
-// terminates d. If the publish fails, d is left for redelivery instead, so no message is
-// lost on the way to the dead letters.
+// terminates d. If the publish fails, d is not terminated but Nak'ed: a message with no
+// key is delivered again, and one that reached MaxDeliver stays in the stream, delivered no
+// more, as JetStream leaves any message past MaxDeliver (its MAX_DELIVERIES advisory names
+// it); the error goes to OnError either way.
 func (c *Consumer) deadLetter(ctx context.Context, d Delivery, reason string) {
 	if c.opts.DeadLetterSubject != "" {
 		msg := nats.NewMsg(c.opts.DeadLetterSubject)
