@@ -11,6 +11,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/jetstream"
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
 )
 
 // BenchmarkConsume: consumers of file-backed streams, each message writing its effect row,
@@ -25,26 +26,26 @@ import (
 //	go test -run '^$' -bench Consume -benchtime 20000x -count 3
 func BenchmarkConsume(b *testing.B) {
 	url := natsURL(b)
-	for _, st := range stores {
-		b.Run(st.name, func(b *testing.B) {
-			s := st.open(b, "jetstream_bench_"+st.name)
-			insert := insertEffect(s.dialect)
+	for _, kind := range consumetest.Kinds() {
+		b.Run(kind.Name, func(b *testing.B) {
+			s := kind.Open(b, "jetstream_bench_"+kind.Name)
+			insert := s.Insert()
 			modes := []*benchMode{
-				{name: "exactly-once", proc: consume.OnceTx(s.db, s.ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
-				{name: "bare-tx", proc: consume.InTx(s.db, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+				{name: "bare-tx", proc: consume.InTx(s.DB, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
 				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idjetstream.Delivery) error {
-					_, err := s.db.ExecContext(ctx, insert, d.Key, 0)
+					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
 			}
 			for _, table := range []string{"effects", "idgen_done"} {
-				if _, err := s.db.Exec("DELETE FROM " + table); err != nil {
+				if _, err := s.DB.Exec("DELETE FROM " + table); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/jetstream"
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
 )
 
 // run starts c.Run and, when the test ends, stops it and checks that it returned nil.
@@ -70,9 +71,9 @@ func deadLetters(t *testing.T, js jetstream.JetStream) (subject string, read fun
 // nothing of it is recorded as done. A good message beside it is processed once.
 func TestPoison(t *testing.T) {
 	url := natsURL(t)
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			s := st.open(t, "jetstream_poison_"+st.name)
+	for _, kind := range consumetest.Kinds() {
+		t.Run(kind.Name, func(t *testing.T) {
+			s := kind.Open(t, "jetstream_poison_"+kind.Name)
 			_, js := connect(t, url)
 			str, subject := stream(t, js, "poison", jetstream.StreamConfig{})
 			ctx := context.Background()
@@ -84,8 +85,8 @@ func TestPoison(t *testing.T) {
 			var mu sync.Mutex
 			attempts := map[string][]int{}
 			boom := errors.New("boom")
-			insert := insertEffect(s.dialect)
-			proc := consume.OnceTx(s.db, s.ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+			insert := s.Insert()
+			proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 				mu.Lock()
 				attempts[d.Key] = append(attempts[d.Key], d.Attempt)
 				mu.Unlock()
@@ -140,11 +141,11 @@ func TestPoison(t *testing.T) {
 			if info.NumAckPending != 0 || info.NumPending != 0 {
 				t.Errorf("consumer: %d pending, %d unacknowledged; want none (terminated, not left for redelivery)", info.NumPending, info.NumAckPending)
 			}
-			rows, keys := effectCounts(t, s.db)
+			rows, keys := s.Effects(t)
 			if rows != 1 || keys != 1 {
 				t.Errorf("effects: %d rows, want only good's", rows)
 			}
-			if n := count(t, s.db, "idgen_done"); n != 1 {
+			if n := s.Count(t, "idgen_done"); n != 1 {
 				t.Errorf("the ledger holds %d keys, want 1 (good's)", n)
 			}
 		})
@@ -235,7 +236,7 @@ func TestNoKey(t *testing.T) {
 // same.
 func TestBeyondWindow(t *testing.T) {
 	url := natsURL(t)
-	s := stores[0].open(t, "jetstream_window")
+	s := consumetest.Kinds()[0].Open(t, "jetstream_window")
 	_, js := connect(t, url)
 	const window = 200 * time.Millisecond
 	str, subject := stream(t, js, "window", jetstream.StreamConfig{Duplicates: window})
@@ -261,8 +262,8 @@ func TestBeyondWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	insert := insertEffect(s.dialect)
-	c, err := idjetstream.NewConsumer(js, cons, consume.OnceTx(s.db, s.ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+	insert := s.Insert()
+	c, err := idjetstream.NewConsumer(js, cons, consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 		_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 		return err
 	}), idjetstream.Options{})
@@ -277,7 +278,7 @@ func TestBeyondWindow(t *testing.T) {
 	if n := c.Stats(); n.Processed != 1 || n.Duplicate != 1 {
 		t.Errorf("stats %+v: want 1 processed, 1 duplicate", n)
 	}
-	if rows, _ := effectCounts(t, s.db); rows != 1 {
+	if rows, _ := s.Effects(t); rows != 1 {
 		t.Errorf("%d effect rows, want 1", rows)
 	}
 }

@@ -3,20 +3,14 @@
 package idjetstream_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"os/signal"
 	"slices"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,26 +19,22 @@ import (
 
 	"github.com/idgen/idgen/plugins/jetstream"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
 )
 
-// The environment of a consumer process: childEnv set to "consumer" and the childSpec as
-// JSON.
-const (
-	childEnv = "IDGEN_JETSTREAM_CHILD"
-	specEnv  = "IDGEN_JETSTREAM_SPEC"
-)
+// specEnv holds, as JSON, the childSpec of a consumer process; the test binary is one when
+// it is set.
+const specEnv = "IDGEN_JETSTREAM_CHILD_SPEC"
 
 // childSpec is what a consumer process consumes and where it writes.
 type childSpec struct {
 	URL, Stream, Consumer string
-	Driver, DSN           string
-	Dialect               idem.Dialect
+	Store                 consumetest.Store
 	Prefetch, Conc        int
 }
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "" {
+	if os.Getenv(specEnv) == "" {
 		os.Exit(m.Run())
 	}
 	if err := child(); err != nil {
@@ -54,23 +44,17 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
-// child consumes until SIGTERM with the exactly-once processor, writing its counts on
-// standard output every 50 ms and once more when it stops ("final").
+// child consumes with the exactly-once processor until SIGTERM (consumetest.Serve).
 func child() error {
 	var spec childSpec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
 		return err
 	}
-	db, err := sql.Open(spec.Driver, spec.DSN)
-	if err != nil {
+	s := spec.Store
+	if err := s.Open(); err != nil {
 		return err
 	}
-	defer db.Close()
-	db.SetMaxIdleConns(spec.Conc)
-	ledger, err := idem.NewLedger(spec.Dialect, idem.LedgerOptions{})
-	if err != nil {
-		return err
-	}
+	defer s.DB.Close()
 	nc, err := nats.Connect(spec.URL)
 	if err != nil {
 		return err
@@ -80,14 +64,14 @@ func child() error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	cons, err := js.Consumer(ctx, spec.Stream, spec.Consumer)
 	if err != nil {
 		return err
 	}
-	insert, pid := insertEffect(spec.Dialect), os.Getpid()
-	proc := consume.OnceTx(db, ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+	insert, pid := s.Insert(), os.Getpid()
+	proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
 		return err
 	})
@@ -96,83 +80,7 @@ func child() error {
 	if err != nil {
 		return err
 	}
-	out := json.NewEncoder(os.Stdout)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	go func() {
-		for range tick.C {
-			out.Encode(report{Counts: c.Stats()})
-		}
-	}()
-	fmt.Println(`"ready"`)
-	err = c.Run(ctx)
-	tick.Stop()
-	out.Encode(report{Counts: c.Stats(), Final: true})
-	return err
-}
-
-// report is a line a consumer process writes.
-type report struct {
-	consume.Counts
-	Final bool
-}
-
-// proc is a consumer process.
-type proc struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // from Wait, once exited is closed
-	stderr bytes.Buffer
-
-	mu   sync.Mutex
-	last report // its latest counts
-}
-
-func startChild(t *testing.T, spec childSpec) *proc {
-	t.Helper()
-	js, _ := json.Marshal(spec)
-	p := &proc{exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	p.cmd.Env = append(os.Environ(), childEnv+"=consumer", specEnv+"="+string(js))
-	p.cmd.Stderr = &p.stderr
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if sc.Text() == `"ready"` {
-				close(ready)
-				continue
-			}
-			var r report
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				p.mu.Lock()
-				p.last = r
-				p.mu.Unlock()
-			}
-		}
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.exited })
-	select {
-	case <-ready:
-	case <-p.exited:
-		t.Fatalf("consumer process exited before it was ready: %v: %s", p.err, p.stderr.String())
-	}
-	return p
-}
-
-func (p *proc) counts() report {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.last
+	return consumetest.Serve(c)
 }
 
 // TestProcesses: 3 consumer processes, 20,000 messages each published twice (a producer
@@ -189,9 +97,9 @@ func TestProcesses(t *testing.T) {
 		kills     = 4
 		ackWait   = 2 * time.Second // how soon a dead consumer's messages come back
 	)
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			s := st.open(t, "jetstream_procs_"+st.name)
+	for _, kind := range consumetest.Kinds() {
+		t.Run(kind.Name, func(t *testing.T) {
+			s := kind.Open(t, "jetstream_procs_"+kind.Name)
 			_, js := connect(t, url)
 			str, subject := stream(t, js, "procs", jetstream.StreamConfig{})
 			ctx := context.Background()
@@ -201,12 +109,16 @@ func TestProcesses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec := childSpec{URL: url, Stream: str.CachedInfo().Config.Name, Consumer: "workers",
-				Driver: s.driver, DSN: s.dsn, Dialect: s.dialect, Prefetch: 64, Conc: 8}
-			procs := make([]*proc, consumers)
-			var gone []*proc // killed or stopped: their counts are final
+			specJSON, err := json.Marshal(childSpec{URL: url, Stream: str.CachedInfo().Config.Name, Consumer: "workers",
+				Store: *s, Prefetch: 64, Conc: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := specEnv + "=" + string(specJSON)
+			procs := make([]*consumetest.Process, consumers)
+			var gone []*consumetest.Process // killed or stopped: their counts are final
 			for i := range procs {
-				procs[i] = startChild(t, spec)
+				procs[i] = consumetest.Start(t, env)
 			}
 
 			// The producer: every message twice, the second a retry with the same key.
@@ -236,7 +148,7 @@ func TestProcesses(t *testing.T) {
 			slices.Sort(points)
 			deadline := time.Now().Add(5 * time.Minute)
 			killed, published, dropped := 0, false, 0
-			for keys := 0; !published || keys < messages || !drained(); _, keys = effectCounts(t, s.db) {
+			for keys := 0; !published || keys < messages || !drained(); _, keys = s.Effects(t) {
 				select {
 				case r := <-pubDone:
 					if r.err != nil {
@@ -250,10 +162,9 @@ func TestProcesses(t *testing.T) {
 				}
 				if killed < kills && keys >= points[killed] {
 					i := rand.IntN(consumers)
-					procs[i].cmd.Process.Kill()
-					<-procs[i].exited
+					procs[i].Kill()
 					gone = append(gone, procs[i])
-					procs[i] = startChild(t, spec)
+					procs[i] = consumetest.Start(t, env)
 					killed++
 					t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
 				}
@@ -263,13 +174,8 @@ func TestProcesses(t *testing.T) {
 				t.Fatalf("only %d kills", killed)
 			}
 			for _, p := range procs {
-				p.cmd.Process.Signal(syscall.SIGTERM)
-				<-p.exited
-				if p.err != nil {
-					t.Errorf("consumer process: %v: %s", p.err, p.stderr.String())
-				}
-				if !p.counts().Final {
-					t.Errorf("consumer process stopped without its final counts")
+				if err := p.Stop(); err != nil {
+					t.Error(err)
 				}
 				gone = append(gone, p)
 			}
@@ -280,20 +186,18 @@ func TestProcesses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, keys := effectCounts(t, s.db)
-			missing := missingKeys(t, s.db, messages)
-			var total consume.Counts
-			for _, p := range gone {
-				c := p.counts()
-				total.Processed += c.Processed
-				total.Duplicate += c.Duplicate
-				total.Failed += c.Failed
-				total.Redelivered += c.Redelivered
+			rows, keys := s.Effects(t)
+			have, missing := s.Keys(t), 0
+			for i := range messages {
+				if !have[key(i)] {
+					missing++
+				}
 			}
+			total := consumetest.Sum(gone)
 			t.Logf("%s: %d messages published twice (%d retries dropped by the duplicate window, %d stored), %d consumers, %d SIGKILLs: "+
 				"%d effect rows, %d keys, %d missing, %d duplicate; the consumers counted %d processed, %d duplicates skipped, %d failed, "+
 				"%d redeliveries (a killed consumer's last 50 ms are not counted)",
-				s.name, messages, dropped, info.State.Msgs, consumers, killed, rows, keys, missing, rows-keys,
+				s.Name, messages, dropped, info.State.Msgs, consumers, killed, rows, keys, missing, rows-keys,
 				total.Processed, total.Duplicate, total.Failed, total.Redelivered)
 			if rows != messages || keys != messages || missing != 0 {
 				t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
@@ -310,31 +214,6 @@ func TestProcesses(t *testing.T) {
 
 // key is message i's key.
 func key(i int) string { return "m" + strconv.Itoa(i) }
-
-// missingKeys returns how many of the keys of messages 0..n-1 have no effect row.
-func missingKeys(t *testing.T, db *sql.DB, n int) int {
-	t.Helper()
-	have := make(map[string]bool, n)
-	rows, err := db.Query("SELECT DISTINCT msg_key FROM effects")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		have[k] = true
-	}
-	missing := 0
-	for i := range n {
-		if !have[key(i)] {
-			missing++
-		}
-	}
-	return missing
-}
 
 // publishTwice publishes messages 0..n-1 to subject, each twice in a row with the same
 // Nats-Msg-Id, with up to 512 acknowledgements outstanding; a publish that fails is

@@ -3,7 +3,6 @@ package idjetstream_test
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"os"
 	"strings"
 	"testing"
@@ -11,11 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/go-sql-driver/mysql"
-
-	"github.com/idgen/idgen/dbtest"
-	"github.com/idgen/idgen/runtime/idem"
 )
 
 // natsEnv names the NATS server (with JetStream) of the server-backed tests.
@@ -90,93 +84,4 @@ func stream(t testing.TB, js jetstream.JetStream, what string, cfg jetstream.Str
 // MaxDeliver given.
 func consumerConfig(name string, ackWait time.Duration, maxDeliver int) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: maxDeliver}
-}
-
-// store is a fresh database of the effect store under test, with the ledger's table and
-// the effect table "effects" (msg_key, pid) created; effects has no unique key, so a
-// duplicate effect would show as two rows.
-type store struct {
-	name    string // postgres, mariadb
-	driver  string // database/sql driver
-	dsn     string
-	dialect idem.Dialect
-	db      *sql.DB
-	ledger  *idem.Ledger
-}
-
-// stores lists the effect stores the tests run on.
-var stores = []struct {
-	name string
-	open func(t testing.TB, db string) store
-}{
-	{"postgres", func(t testing.TB, db string) store {
-		return openStore(t, "postgres", "pgx", dbtest.Postgres(t, db), idem.Postgres)
-	}},
-	{"mariadb", func(t testing.TB, db string) store {
-		// interpolateParams saves a prepare round trip per statement, which the ledger's
-		// extra statement would otherwise pay twice.
-		cfg, err := mysql.ParseDSN(dbtest.MySQL(t, db))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.InterpolateParams = true
-		return openStore(t, "mariadb", "mysql", cfg.FormatDSN(), idem.MySQL)
-	}},
-}
-
-func openStore(t testing.TB, name, driver, dsn string, dialect idem.Dialect) store {
-	t.Helper()
-	s := store{name: name, driver: driver, dsn: dsn, dialect: dialect}
-	s.db = openDB(t, driver, dsn)
-	var err error
-	if s.ledger, err = idem.NewLedger(dialect, idem.LedgerOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := s.ledger.CreateTable(ctx, s.db); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.db.ExecContext(ctx, "CREATE TABLE effects (msg_key VARCHAR(64) NOT NULL, pid INTEGER NOT NULL)"); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func openDB(t testing.TB, driver, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxIdleConns(16)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// insertEffect is the effect of every test's handler: one row for the message.
-func insertEffect(dialect idem.Dialect) string {
-	if dialect == idem.Postgres {
-		return "INSERT INTO effects (msg_key, pid) VALUES ($1, $2)"
-	}
-	return "INSERT INTO effects (msg_key, pid) VALUES (?, ?)"
-}
-
-// effectCounts returns the effect table's rows and distinct keys.
-func effectCounts(t testing.TB, db *sql.DB) (rows, keys int) {
-	t.Helper()
-	if err := db.QueryRow("SELECT COUNT(*), COUNT(DISTINCT msg_key) FROM effects").Scan(&rows, &keys); err != nil {
-		t.Fatal(err)
-	}
-	return rows, keys
-}
-
-// count returns SELECT COUNT(*) FROM table.
-func count(t testing.TB, db *sql.DB, table string) int {
-	t.Helper()
-	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/rabbitmq"
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
 )
 
 // run starts c.Run and, when the test ends, stops it and checks that it returned nil.
@@ -46,9 +47,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // message beside it is processed once.
 func TestPoison(t *testing.T) {
 	url := amqpURL(t)
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			s := st.open(t, "rabbit_poison_"+st.name)
+	for _, kind := range consumetest.Kinds() {
+		t.Run(kind.Name, func(t *testing.T) {
+			s := kind.Open(t, "rabbit_poison_"+kind.Name)
 			conn := dial(t, url)
 			q := queueName(t, url, "poison")
 			if _, _, err := idrabbit.DeclareQueue(channel(t, conn), q, idrabbit.QueueOptions{}); err != nil {
@@ -57,8 +58,8 @@ func TestPoison(t *testing.T) {
 			var attempts sync.Map // key -> []int, the attempts the handler saw
 			var mu sync.Mutex
 			boom := errors.New("boom")
-			insert := insertEffect(s.dialect)
-			proc := consume.OnceTx(s.db, s.ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+			insert := s.Insert()
+			proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 				mu.Lock()
 				prev, _ := attempts.Load(d.Key)
 				seen, _ := prev.([]int)
@@ -113,21 +114,10 @@ func TestPoison(t *testing.T) {
 			if dead.MessageId != "poison" {
 				t.Errorf("dead-lettered %q, want poison", dead.MessageId)
 			}
-			var keys []string
-			rows, err := s.db.Query("SELECT msg_key FROM effects")
-			if err != nil {
-				t.Fatal(err)
+			if rows, _ := s.Effects(t); rows != 1 || !s.Keys(t)["good"] {
+				t.Errorf("effects: %d rows of %v, want only good's", rows, s.Keys(t))
 			}
-			for rows.Next() {
-				var k string
-				rows.Scan(&k)
-				keys = append(keys, k)
-			}
-			rows.Close()
-			if len(keys) != 1 || keys[0] != "good" {
-				t.Errorf("effects %v, want only good's", keys)
-			}
-			if n := count(t, s.db, "idgen_done"); n != 1 {
+			if n := s.Count(t, "idgen_done"); n != 1 {
 				t.Errorf("the ledger holds %d keys, want 1 (good's)", n)
 			}
 		})

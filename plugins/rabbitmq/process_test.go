@@ -3,20 +3,14 @@
 package idrabbit_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"os/signal"
 	"slices"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,26 +18,22 @@ import (
 
 	"github.com/idgen/idgen/plugins/rabbitmq"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
 )
 
-// The environment of a consumer process: childEnv set to "consumer" and the childSpec as
-// JSON.
-const (
-	childEnv = "IDGEN_RABBIT_CHILD"
-	specEnv  = "IDGEN_RABBIT_SPEC"
-)
+// specEnv holds, as JSON, the childSpec of a consumer process; the test binary is one when
+// it is set.
+const specEnv = "IDGEN_RABBIT_CHILD_SPEC"
 
 // childSpec is what a consumer process consumes and where it writes.
 type childSpec struct {
 	URL, Queue     string
-	Driver, DSN    string
-	Dialect        idem.Dialect
+	Store          consumetest.Store
 	Prefetch, Conc int
 }
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "" {
+	if os.Getenv(specEnv) == "" {
 		os.Exit(m.Run())
 	}
 	if err := child(); err != nil {
@@ -53,30 +43,24 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
-// child consumes until SIGTERM with the exactly-once processor, writing its counts on
-// standard output every 50 ms and once more when it stops ("final").
+// child consumes with the exactly-once processor until SIGTERM (consumetest.Serve).
 func child() error {
 	var spec childSpec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
 		return err
 	}
-	db, err := sql.Open(spec.Driver, spec.DSN)
-	if err != nil {
+	s := spec.Store
+	if err := s.Open(); err != nil {
 		return err
 	}
-	defer db.Close()
-	db.SetMaxIdleConns(spec.Conc)
-	ledger, err := idem.NewLedger(spec.Dialect, idem.LedgerOptions{})
-	if err != nil {
-		return err
-	}
+	defer s.DB.Close()
 	conn, err := amqp.Dial(spec.URL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	insert, pid := insertEffect(spec.Dialect), os.Getpid()
-	proc := consume.OnceTx(db, ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+	insert, pid := s.Insert(), os.Getpid()
+	proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
 		return err
 	})
@@ -85,85 +69,7 @@ func child() error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	out := json.NewEncoder(os.Stdout)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	go func() {
-		for range tick.C {
-			out.Encode(report{Counts: c.Stats()})
-		}
-	}()
-	fmt.Println(`"ready"`)
-	err = c.Run(ctx)
-	tick.Stop()
-	out.Encode(report{Counts: c.Stats(), Final: true})
-	return err
-}
-
-// report is a line a consumer process writes.
-type report struct {
-	consume.Counts
-	Final bool
-}
-
-// proc is a consumer process.
-type proc struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // from Wait, once exited is closed
-	stderr bytes.Buffer
-
-	mu   sync.Mutex
-	last report // its latest counts
-}
-
-func startChild(t *testing.T, spec childSpec) *proc {
-	t.Helper()
-	js, _ := json.Marshal(spec)
-	p := &proc{exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	p.cmd.Env = append(os.Environ(), childEnv+"=consumer", specEnv+"="+string(js))
-	p.cmd.Stderr = &p.stderr
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if sc.Text() == `"ready"` {
-				close(ready)
-				continue
-			}
-			var r report
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				p.mu.Lock()
-				p.last = r
-				p.mu.Unlock()
-			}
-		}
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.exited })
-	select {
-	case <-ready:
-	case <-p.exited:
-		t.Fatalf("consumer process exited before it was ready: %v: %s", p.err, p.stderr.String())
-	}
-	return p
-}
-
-func (p *proc) counts() report {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.last
+	return consumetest.Serve(c)
 }
 
 // TestProcesses: 3 consumer processes, 20,000 messages each published twice (a producer
@@ -177,9 +83,9 @@ func TestProcesses(t *testing.T) {
 		consumers = 3
 		kills     = 4
 	)
-	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) {
-			s := st.open(t, "rabbit_procs_"+st.name)
+	for _, kind := range consumetest.Kinds() {
+		t.Run(kind.Name, func(t *testing.T) {
+			s := kind.Open(t, "rabbit_procs_"+kind.Name)
 			conn := dial(t, url)
 			q := queueName(t, url, "procs")
 			// A limit kills alone cannot reach: every message is processed, never
@@ -187,11 +93,15 @@ func TestProcesses(t *testing.T) {
 			if _, _, err := idrabbit.DeclareQueue(channel(t, conn), q, idrabbit.QueueOptions{DeliveryLimit: 100}); err != nil {
 				t.Fatal(err)
 			}
-			spec := childSpec{URL: url, Queue: q, Driver: s.driver, DSN: s.dsn, Dialect: s.dialect, Prefetch: 64, Conc: 8}
-			procs := make([]*proc, consumers)
-			var gone []*proc // killed or stopped: their counts are final
+			specJSON, err := json.Marshal(childSpec{URL: url, Queue: q, Store: *s, Prefetch: 64, Conc: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := specEnv + "=" + string(specJSON)
+			procs := make([]*consumetest.Process, consumers)
+			var gone []*consumetest.Process // killed or stopped: their counts are final
 			for i := range procs {
-				procs[i] = startChild(t, spec)
+				procs[i] = consumetest.Start(t, env)
 			}
 
 			// The producer: every message twice, the second a retry with the same key.
@@ -207,7 +117,7 @@ func TestProcesses(t *testing.T) {
 			slices.Sort(points)
 			deadline := time.Now().Add(5 * time.Minute)
 			killed, published := 0, false
-			for keys := 0; !published || keys < messages || queueLen(t, conn, q) > 0; _, keys = effectCounts(t, s.db) {
+			for keys := 0; !published || keys < messages || queueLen(t, conn, q) > 0; _, keys = s.Effects(t) {
 				select {
 				case err := <-pubErr:
 					if err != nil {
@@ -221,10 +131,9 @@ func TestProcesses(t *testing.T) {
 				}
 				if killed < kills && keys >= points[killed] {
 					i := rand.IntN(consumers)
-					procs[i].cmd.Process.Kill()
-					<-procs[i].exited
+					procs[i].Kill()
 					gone = append(gone, procs[i])
-					procs[i] = startChild(t, spec)
+					procs[i] = consumetest.Start(t, env)
 					killed++
 					t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
 				}
@@ -234,13 +143,8 @@ func TestProcesses(t *testing.T) {
 				t.Fatalf("only %d kills", killed)
 			}
 			for _, p := range procs {
-				p.cmd.Process.Signal(syscall.SIGTERM)
-				<-p.exited
-				if p.err != nil {
-					t.Errorf("consumer process: %v: %s", p.err, p.stderr.String())
-				}
-				if !p.counts().Final {
-					t.Errorf("consumer process stopped without its final counts")
+				if err := p.Stop(); err != nil {
+					t.Error(err)
 				}
 				gone = append(gone, p)
 			}
@@ -253,19 +157,17 @@ func TestProcesses(t *testing.T) {
 			if n := queueLen(t, conn, q+".dead"); n != 0 {
 				t.Errorf("%d messages dead-lettered", n)
 			}
-			rows, keys := effectCounts(t, s.db)
-			missing := missingKeys(t, s.db, messages)
-			var total consume.Counts
-			for _, p := range gone {
-				c := p.counts()
-				total.Processed += c.Processed
-				total.Duplicate += c.Duplicate
-				total.Failed += c.Failed
-				total.Redelivered += c.Redelivered
+			rows, keys := s.Effects(t)
+			have, missing := s.Keys(t), 0
+			for i := range messages {
+				if !have[key(i)] {
+					missing++
+				}
 			}
+			total := consumetest.Sum(gone)
 			t.Logf("%s: %d messages published twice, %d consumers, %d SIGKILLs: %d effect rows, %d keys, %d missing, %d duplicate; "+
 				"the consumers counted %d processed, %d duplicates skipped, %d failed, %d redeliveries (a killed consumer's last 50 ms are not counted)",
-				s.name, messages, consumers, killed, rows, keys, missing, rows-keys,
+				s.Name, messages, consumers, killed, rows, keys, missing, rows-keys,
 				total.Processed, total.Duplicate, total.Failed, total.Redelivered)
 			if rows != messages || keys != messages || missing != 0 {
 				t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
@@ -279,31 +181,6 @@ func TestProcesses(t *testing.T) {
 
 // key is message i's key.
 func key(i int) string { return "m" + strconv.Itoa(i) }
-
-// missingKeys returns how many of the keys of messages 0..n-1 have no effect row.
-func missingKeys(t *testing.T, db *sql.DB, n int) int {
-	t.Helper()
-	have := make(map[string]bool, n)
-	rows, err := db.Query("SELECT DISTINCT msg_key FROM effects")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		have[k] = true
-	}
-	missing := 0
-	for i := range n {
-		if !have[key(i)] {
-			missing++
-		}
-	}
-	return missing
-}
 
 // publishTwice publishes messages 0..n-1 to queue q, each twice in a row, with up to 512
 // confirmations outstanding; a nacked message is published again.
