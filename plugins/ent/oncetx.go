@@ -65,4 +65,3 @@ func onceTx[T Tx](ctx context.Context, begin func(context.Context) (T, error), l
 	}
 	return true, nil
 }
-

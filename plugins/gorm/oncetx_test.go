@@ -16,7 +16,7 @@ import (
 // Shipment is a consumer's effect: no unique index on MsgID, so only the ledger keeps a
 // message from shipping twice.
 type Shipment struct {
-	ID    int64 `gorm:"primaryKey" idgen:"snowflake"`
+	ID    int64  `gorm:"primaryKey" idgen:"snowflake"`
 	MsgID string `gorm:"size:64;index"`
 }
 
