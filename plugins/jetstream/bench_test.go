@@ -1,0 +1,130 @@
+package idjetstream_test
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/idgen/idgen/plugins/jetstream"
+	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
+)
+
+// BenchmarkConsume: consumers of file-backed streams, each message writing its effect row,
+// exactly once (consume.OnceTx: the key and the row in one transaction) against bare
+// consumers writing the same row (consume.InTx: the same handler in a plain transaction;
+// consume.AtLeastOnce: the row autocommitted), on the same NATS server and database, with
+// Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at most
+// 2,000, the three taking turns, so that a neighbour's load on this shared machine falls
+// on all three alike; publishing is not timed. It reports each consumer's msgs/s and the
+// ratios of exactly-once to each bare consumer:
+//
+//	go test -run '^$' -bench Consume -benchtime 20000x -count 3
+func BenchmarkConsume(b *testing.B) {
+	url := natsURL(b)
+	for _, kind := range consumetest.Kinds() {
+		b.Run(kind.Name, func(b *testing.B) {
+			s := kind.Open(b, "jetstream_bench_"+kind.Name)
+			insert := s.Insert()
+			modes := []*benchMode{
+				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "bare-tx", proc: consume.InTx(s.DB, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idjetstream.Delivery) error {
+					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+			}
+			for _, table := range []string{"effects", "idgen_done"} {
+				if _, err := s.DB.Exec("DELETE FROM " + table); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_, js := connect(b, url)
+			for _, m := range modes {
+				m.setUp(b, js)
+			}
+			b.ResetTimer()
+			for done := 0; done < b.N; {
+				n := min(2000, b.N-done)
+				for _, m := range modes {
+					m.turn(b, done, n)
+				}
+				done += n
+			}
+			b.StopTimer()
+			for _, m := range modes {
+				b.ReportMetric(float64(b.N)/m.elapsed.Seconds(), m.name+"-msgs/s")
+			}
+			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
+			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
+		})
+	}
+}
+
+// benchMode is one consumer of BenchmarkConsume, on a stream of its own.
+type benchMode struct {
+	name    string
+	proc    consume.Processor[idjetstream.Delivery]
+	js      jetstream.JetStream
+	subject string
+	c       *idjetstream.Consumer
+	elapsed time.Duration // consuming, summed over the turns
+}
+
+func (m *benchMode) setUp(b *testing.B, js jetstream.JetStream) {
+	m.js = js
+	str, subject := stream(b, js, "bench", jetstream.StreamConfig{})
+	m.subject = subject
+	cons, err := str.CreateOrUpdateConsumer(context.Background(), consumerConfig("bench", 30*time.Second, 5))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.c, err = idjetstream.NewConsumer(js, cons, m.proc, idjetstream.Options{Prefetch: 64, Concurrency: 8,
+		OnError: func(d idjetstream.Delivery, err error) { b.Error(err) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// turn publishes messages from..from+n-1 (untimed) and consumes them.
+func (m *benchMode) turn(b *testing.B, from, n int) {
+	b.StopTimer()
+	futures := make([]jetstream.PubAckFuture, 0, n)
+	for i := from; i < from+n; i++ {
+		f, err := idjetstream.PublishAsync(m.js, m.subject, m.name+strconv.Itoa(i), []byte("x"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		futures = append(futures, f)
+	}
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			b.Fatal(err)
+		}
+	}
+	b.StartTimer()
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.c.Run(ctx) }()
+	for m.c.Stats().Processed < int64(from+n) {
+		time.Sleep(time.Millisecond)
+	}
+	m.elapsed += time.Since(start)
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}

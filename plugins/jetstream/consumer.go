@@ -1,0 +1,337 @@
+package idjetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/idgen/idgen/runtime/consume"
+)
+
+// Delivery is a message as a Processor sees it. The Consumer acknowledges it: a handler
+// must not call its Ack, Nak, Term or InProgress.
+type Delivery struct {
+	// Key is the message's key: its Nats-Msg-Id header, or the header Options.KeyHeader.
+	Key string
+	// Attempt is JetStream's count of deliveries of the message, 1 for the first.
+	Attempt int
+	// Meta is the message's metadata: stream and consumer sequences, timestamps.
+	Meta *jetstream.MsgMetadata
+	jetstream.Msg
+}
+
+// NoKeyAction says what a Consumer does with a message that has no key.
+type NoKeyAction uint8
+
+const (
+	// NoKeyTerm terminates the message: JetStream never delivers it again.
+	NoKeyTerm NoKeyAction = iota
+	// NoKeyDeadLetter publishes the message to Options.DeadLetterSubject, then terminates
+	// it.
+	NoKeyDeadLetter
+	// NoKeyNak leaves it unacknowledged for redelivery (Nak), until MaxDeliver.
+	NoKeyNak
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefetch    = 64
+	DefaultConcurrency = 8
+)
+
+// Headers a dead-lettered copy carries besides the original's.
+const (
+	// HeaderDeadReason says why the message was dead-lettered: "no key", or the
+	// Processor's last error.
+	HeaderDeadReason = "Idgen-Dead-Reason"
+	// HeaderDeadFrom names the original's stream, subject and stream sequence, as
+	// "STREAM subject 42".
+	HeaderDeadFrom = "Idgen-Dead-From"
+)
+
+// Options configures a Consumer; the zero value is ready.
+type Options struct {
+	// Prefetch is how many messages are pulled ahead (jetstream.PullMaxMessages);
+	// DefaultPrefetch if zero. Keep it under the consumer's MaxAckPending.
+	Prefetch int
+	// Concurrency is how many messages are processed at once; DefaultConcurrency if
+	// zero. Deliveries of one key processed at once serialise in the Processor.
+	Concurrency int
+	// KeyHeader names the header that holds the key; Nats-Msg-Id if empty.
+	KeyHeader string
+	// NoKey routes a message that has no key; NoKeyTerm if zero.
+	NoKey NoKeyAction
+	// DeadLetterSubject, if set, receives a copy of every message terminated for failing
+	// MaxDeliver times, or for having no key under NoKeyDeadLetter, with the headers
+	// HeaderDeadReason and HeaderDeadFrom; put a stream on it to keep them. Its key header
+	// is kept, with Nats-Msg-Id renamed to Idgen-Dead-Msg-Id so that the dead-letter
+	// stream's duplicate window does not drop it.
+	DeadLetterSubject string
+	// OnError hears every error: a Processor's (with the attempt), a message without a
+	// key (a *consume.NoKeyError), a failed acknowledgement or dead-letter publish, a pull
+	// error. It is called from the workers, concurrently; d is the zero Delivery for a pull
+	// error. Nil logs them with slog.Default at level Warn.
+	OnError func(d Delivery, err error)
+	// Observer, if set, hears every outcome besides the Consumer's own Stats.
+	Observer consume.Observer
+}
+
+// ErrAckPolicy is returned by NewConsumer for a consumer whose AckPolicy is not
+// AckExplicitPolicy: with AckNone a message is gone before its effect commits, with AckAll
+// one acknowledgement covers messages whose effects may not have committed.
+var ErrAckPolicy = errors.New("idjetstream: the consumer's AckPolicy must be AckExplicitPolicy")
+
+// Consumer processes the messages of one JetStream consumer through a Processor; see the
+// package doc. Stats is safe to call while Run runs.
+type Consumer struct {
+	js         jetstream.JetStream
+	cons       jetstream.Consumer
+	proc       consume.Processor[Delivery]
+	opts       Options
+	ackWait    time.Duration
+	maxDeliver int
+	stats      consume.Stats
+}
+
+// NewConsumer returns a Consumer of cons, which must use AckExplicitPolicy; js publishes
+// dead letters and may be nil without Options.DeadLetterSubject. Run starts it.
+func NewConsumer(js jetstream.JetStream, cons jetstream.Consumer, p consume.Processor[Delivery], opts Options) (*Consumer, error) {
+	if cons == nil || p == nil {
+		return nil, errors.New("idjetstream: NewConsumer needs a consumer and a Processor")
+	}
+	if opts.DeadLetterSubject != "" && js == nil {
+		return nil, errors.New("idjetstream: Options.DeadLetterSubject needs a JetStream to publish with")
+	}
+	if opts.NoKey == NoKeyDeadLetter && opts.DeadLetterSubject == "" {
+		return nil, errors.New("idjetstream: NoKeyDeadLetter needs Options.DeadLetterSubject")
+	}
+	info := cons.CachedInfo()
+	if info.Config.AckPolicy != jetstream.AckExplicitPolicy {
+		return nil, fmt.Errorf("%w: consumer %q has %v", ErrAckPolicy, info.Name, info.Config.AckPolicy)
+	}
+	if opts.Prefetch <= 0 {
+		opts.Prefetch = DefaultPrefetch
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.OnError == nil {
+		opts.OnError = func(d Delivery, err error) {
+			slog.Warn("idjetstream: delivery", "consumer", info.Name, "key", d.Key, "attempt", d.Attempt, "err", err)
+		}
+	}
+	return &Consumer{js: js, cons: cons, proc: p, opts: opts,
+		ackWait: info.Config.AckWait, maxDeliver: info.Config.MaxDeliver}, nil
+}
+
+// Stats returns the outcomes counted so far.
+func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
+
+// Run processes messages until ctx ends, then stops pulling, finishes the messages already
+// received and returns nil; or until the connection closes or the consumer is deleted, and
+// returns an error saying so. Processors run with a context that ctx's end does not
+// cancel, so that work under way commits and is acknowledged.
+func (c *Consumer) Run(ctx context.Context) error {
+	it, err := c.cons.Messages(jetstream.PullMaxMessages(c.opts.Prefetch))
+	if err != nil {
+		return fmt.Errorf("idjetstream: pulling: %w", err)
+	}
+	msgs := make(chan jetstream.Msg)
+	work := context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	for range c.opts.Concurrency {
+		wg.Go(func() {
+			for m := range msgs {
+				c.handle(work, m)
+			}
+		})
+	}
+	stop := context.AfterFunc(ctx, it.Drain) // Next hands out what was pulled, then ends
+	defer stop()
+	var last error // the latest pull error, which may say why the iterator closed
+	for {
+		m, err := it.Next()
+		if err == nil {
+			msgs <- m
+			continue
+		}
+		if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			last = err
+			c.opts.OnError(Delivery{}, fmt.Errorf("idjetstream: pulling: %w", err))
+			continue
+		}
+		close(msgs)
+		wg.Wait()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return errors.Join(fmt.Errorf("idjetstream: pulling: %w", err), last)
+	}
+}
+
+// handle processes one message and acknowledges, redelivers or terminates it.
+func (c *Consumer) handle(ctx context.Context, m jetstream.Msg) {
+	d := Delivery{Msg: m, Attempt: 1}
+	if meta, err := m.Metadata(); err == nil {
+		d.Meta = meta
+		d.Attempt = int(meta.NumDelivered)
+	}
+	redelivered := d.Attempt > 1
+	if c.opts.KeyHeader == "" {
+		d.Key = m.Headers().Get(jetstream.MsgIDHeader)
+	} else {
+		d.Key = m.Headers().Get(c.opts.KeyHeader)
+	}
+	if d.Key == "" {
+		c.observe(consume.NoKey, redelivered)
+		source := "header " + jetstream.MsgIDHeader
+		if c.opts.KeyHeader != "" {
+			source = "header " + strconv.Quote(c.opts.KeyHeader)
+		}
+		c.opts.OnError(d, &consume.NoKeyError{Source: source, Message: c.describe(d)})
+		switch c.opts.NoKey {
+		case NoKeyNak:
+			c.ack(d, m.Nak())
+		case NoKeyDeadLetter:
+			c.deadLetter(ctx, d, "no key")
+		default:
+			c.ack(d, m.Term())
+		}
+		return
+	}
+	keep := c.keepInProgress(m)
+	ran, err := c.proc(ctx, d.Key, d)
+	keep()
+	switch {
+	case err == nil:
+		if ran {
+			c.observe(consume.Processed, redelivered)
+		} else {
+			c.observe(consume.Duplicate, redelivered)
+		}
+		c.ack(d, m.Ack())
+	case c.maxDeliver > 0 && d.Attempt >= c.maxDeliver:
+		c.observe(consume.DeadLettered, redelivered)
+		c.opts.OnError(d, &FailedError{Key: d.Key, Attempt: d.Attempt, Terminated: true, Err: err})
+		c.deadLetter(ctx, d, err.Error())
+	default:
+		c.observe(consume.Failed, redelivered)
+		c.opts.OnError(d, &FailedError{Key: d.Key, Attempt: d.Attempt, Err: err})
+		c.ack(d, m.Nak())
+	}
+}
+
+// keepInProgress tells JetStream the message is being worked on every AckWait/2 until
+// the returned function is called, so a long Processor is not raced by a redelivery.
+func (c *Consumer) keepInProgress(m jetstream.Msg) (stop func()) {
+	if c.ackWait <= 0 {
+		return func() {}
+	}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		timer   *time.Timer
+	)
+	var tick func()
+	tick = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			m.InProgress()
+			timer = time.AfterFunc(c.ackWait/2, tick)
+		}
+	}
+	timer = time.AfterFunc(c.ackWait/2, tick)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		timer.Stop()
+	}
+}
+
+// deadLetter publishes a copy of d to the dead-letter subject, if there is one, and
+// terminates d. If the publish fails, d is not terminated but Nak'ed: a message with no
+// key is delivered again, and one that reached MaxDeliver stays in the stream, delivered no
+// more, as JetStream leaves any message past MaxDeliver (its MAX_DELIVERIES advisory names
+// it); the error goes to OnError either way.
+func (c *Consumer) deadLetter(ctx context.Context, d Delivery, reason string) {
+	if c.opts.DeadLetterSubject != "" {
+		msg := nats.NewMsg(c.opts.DeadLetterSubject)
+		for k, v := range d.Headers() {
+			if k == jetstream.MsgIDHeader {
+				k = "Idgen-Dead-Msg-Id"
+			}
+			msg.Header[k] = v
+		}
+		msg.Header.Set(HeaderDeadReason, reason)
+		msg.Header.Set(HeaderDeadFrom, c.from(d))
+		msg.Data = d.Data()
+		if _, err := c.js.PublishMsg(ctx, msg); err != nil {
+			c.opts.OnError(d, fmt.Errorf("idjetstream: dead-lettering %s to %q: %w", c.describe(d), c.opts.DeadLetterSubject, err))
+			c.ack(d, d.Nak())
+			return
+		}
+	}
+	c.ack(d, d.Term())
+}
+
+func (c *Consumer) from(d Delivery) string {
+	if d.Meta == nil {
+		return d.Subject()
+	}
+	return d.Meta.Stream + " " + d.Subject() + " " + strconv.FormatUint(d.Meta.Sequence.Stream, 10)
+}
+
+func (c *Consumer) describe(d Delivery) string {
+	if d.Meta == nil {
+		return "on " + d.Subject()
+	}
+	return fmt.Sprintf("%d of stream %s", d.Meta.Sequence.Stream, d.Meta.Stream)
+}
+
+func (c *Consumer) observe(o consume.Outcome, redelivered bool) {
+	c.stats.Delivered(o, redelivered)
+	if c.opts.Observer != nil {
+		c.opts.Observer.Delivered(o, redelivered)
+	}
+}
+
+// ack reports a failed acknowledgement: JetStream redelivers the message after AckWait,
+// and its Processor finds the key done.
+func (c *Consumer) ack(d Delivery, err error) {
+	if err != nil {
+		c.opts.OnError(d, fmt.Errorf("idjetstream: acknowledging %s: %w", c.describe(d), err))
+	}
+}
+
+// FailedError is a Processor's error for one message, reported to Options.OnError.
+type FailedError struct {
+	Key string
+	// Attempt is the message's delivery count (1 for the first).
+	Attempt int
+	// Terminated says the message reached MaxDeliver and was terminated (and
+	// dead-lettered if Options.DeadLetterSubject is set); otherwise it was redelivered.
+	Terminated bool
+	// Err is the Processor's error.
+	Err error
+}
+
+// Error implements error.
+func (e *FailedError) Error() string {
+	what := "redelivered"
+	if e.Terminated {
+		what = "terminated"
+	}
+	return fmt.Sprintf("idjetstream: message %q failed on attempt %d, %s: %v", e.Key, e.Attempt, what, e.Err)
+}
+
+// Unwrap returns the Processor's error.
+func (e *FailedError) Unwrap() error { return e.Err }

@@ -1,0 +1,131 @@
+package idrabbit_test
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/idgen/idgen/plugins/rabbitmq"
+	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/consume/consumetest"
+)
+
+// BenchmarkConsume: consumers of quorum queues, each message writing its effect row,
+// exactly once (consume.OnceTx: the key and the row in one transaction) against bare
+// consumers writing the same row (consume.InTx: the same handler in a plain transaction;
+// consume.AtLeastOnce: the row autocommitted), on the same RabbitMQ and database, with
+// Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at most
+// 2,000, the three taking turns, so that a neighbour's load on this shared machine falls
+// on all three alike; publishing is not timed. It reports each consumer's msgs/s and the
+// ratios of exactly-once to each bare consumer:
+//
+//	go test -run '^$' -bench Consume -benchtime 20000x -count 3
+func BenchmarkConsume(b *testing.B) {
+	url := amqpURL(b)
+	for _, kind := range consumetest.Kinds() {
+		b.Run(kind.Name, func(b *testing.B) {
+			s := kind.Open(b, "rabbit_bench_"+kind.Name)
+			insert := s.Insert()
+			modes := []*benchMode{
+				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "bare-tx", proc: consume.InTx(s.DB, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idrabbit.Delivery) error {
+					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+			}
+			for _, table := range []string{"effects", "idgen_done"} {
+				if _, err := s.DB.Exec("DELETE FROM " + table); err != nil {
+					b.Fatal(err)
+				}
+			}
+			conn := dial(b, url)
+			for _, m := range modes {
+				m.setUp(b, url, conn)
+			}
+			b.ResetTimer()
+			for done := 0; done < b.N; {
+				n := min(2000, b.N-done)
+				for _, m := range modes {
+					m.turn(b, done, n)
+				}
+				done += n
+			}
+			b.StopTimer()
+			for _, m := range modes {
+				b.ReportMetric(float64(b.N)/m.elapsed.Seconds(), m.name+"-msgs/s")
+			}
+			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
+			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
+		})
+	}
+}
+
+// benchMode is one consumer of BenchmarkConsume, on a queue of its own.
+type benchMode struct {
+	name    string
+	proc    consume.Processor[idrabbit.Delivery]
+	queue   string
+	pub     *idrabbit.Publisher
+	c       *idrabbit.Consumer
+	elapsed time.Duration // consuming, summed over the turns
+}
+
+func (m *benchMode) setUp(b *testing.B, url string, conn *amqp.Connection) {
+	m.queue = queueName(b, url, "bench")
+	ch := channel(b, conn)
+	if _, _, err := idrabbit.DeclareQueue(ch, m.queue, idrabbit.QueueOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var err error
+	if m.pub, err = idrabbit.NewPublisher(ch); err != nil {
+		b.Fatal(err)
+	}
+	m.c, err = idrabbit.NewConsumer(conn, m.proc, idrabbit.Options{Queue: m.queue, Prefetch: 64, Concurrency: 8,
+		OnError: func(d idrabbit.Delivery, err error) { b.Error(err) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// turn publishes messages from..from+n-1 (untimed) and consumes them.
+func (m *benchMode) turn(b *testing.B, from, n int) {
+	b.StopTimer()
+	ctx := context.Background()
+	confirms := make([]*amqp.DeferredConfirmation, 0, n)
+	for i := from; i < from+n; i++ {
+		dc, err := m.pub.PublishAsync(ctx, "", m.queue, m.name+strconv.Itoa(i), amqp.Publishing{Body: []byte("x")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		confirms = append(confirms, dc)
+	}
+	for _, dc := range confirms {
+		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
+			b.Fatalf("publish: confirmed %v, %v", ok, err)
+		}
+	}
+	b.StartTimer()
+	start := time.Now()
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.c.Run(runCtx) }()
+	for m.c.Stats().Processed < int64(from+n) {
+		time.Sleep(time.Millisecond)
+	}
+	m.elapsed += time.Since(start)
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,101 @@
+package consume
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/idgen/idgen/runtime/idem"
+)
+
+// ErrNoKey is matched (errors.Is) by the error an adapter reports for a message that has
+// no key: such a message cannot be deduplicated, so it is never processed; the adapter
+// counts it and routes it as configured (dead-letter, terminate, reject).
+var ErrNoKey = errors.New("consume: the message has no key")
+
+// NoKeyError reports a message without a key; it matches ErrNoKey.
+type NoKeyError struct {
+	// Source names where the key was looked for: "message ID", or "header X-Key".
+	Source string
+	// Message identifies the message for the log: a delivery tag, a stream sequence.
+	Message string
+}
+
+// Error implements error.
+func (e *NoKeyError) Error() string {
+	return fmt.Sprintf("consume: message %s has no key (looked in the %s)", e.Message, e.Source)
+}
+
+// Is reports whether target is ErrNoKey.
+func (e *NoKeyError) Is(target error) bool { return target == ErrNoKey }
+
+// Processor applies the effect of message m, whose key is key, and reports whether it ran
+// (true: its effect committed now) or the key was already done (false: nothing ran). An
+// error means no effect committed, and the adapter delivers the message again. An adapter
+// calls it with a non-empty key and acknowledges the message only after it returned nil.
+type Processor[M any] func(ctx context.Context, key string, m M) (ran bool, err error)
+
+// OnceTx returns a Processor that runs fn in a transaction of db with the record of the
+// message key in l (idem.OnceTx): fn's rows and the key commit together or not at all, so a
+// redelivered message, or a producer's retry, finds its key and runs nothing. fn must do
+// all its work in tx.
+func OnceTx[M any](db *sql.DB, l *idem.Ledger, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
+	return func(ctx context.Context, key string, m M) (bool, error) {
+		return idem.OnceTx(ctx, db, l, key, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, m) })
+	}
+}
+
+// InTx returns a Processor that runs fn in a transaction of db and commits it, with no
+// record of the key: the same work as OnceTx without the deduplication, so a redelivery or
+// a producer's retry runs it again. For handlers written for OnceTx whose effects are
+// idempotent by themselves (an upsert), and as the baseline that measures what OnceTx's
+// record costs.
+func InTx[M any](db *sql.DB, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
+	return func(ctx context.Context, _ string, m M) (ran bool, err error) {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return false, fmt.Errorf("consume: beginning a transaction: %w", err)
+		}
+		defer func() {
+			if !ran {
+				tx.Rollback()
+			}
+		}()
+		if err := fn(ctx, tx, m); err != nil {
+			return false, err
+		}
+		if err := tx.Commit(); err != nil {
+			return false, fmt.Errorf("consume: committing: %w", err)
+		}
+		return true, nil
+	}
+}
+
+// Once returns a Processor that runs fn under a claim of the message key in store
+// (idem.Once): a key done before runs nothing; a key another consumer holds is an error
+// matching idem.ErrInProgress (the message is delivered again later); an error from fn gives
+// the key back. For effects outside the database: a crash after fn's effect and before the
+// key is marked done lets a redelivery repeat the effect.
+func Once[M any](store idem.Store, opts idem.OnceOptions, fn func(ctx context.Context, m M) error) Processor[M] {
+	return func(ctx context.Context, key string, m M) (bool, error) {
+		ran := false
+		err := idem.Once(ctx, store, key, func(ctx context.Context) error {
+			ran = true
+			return fn(ctx, m)
+		}, opts)
+		return ran && err == nil, err
+	}
+}
+
+// AtLeastOnce returns a Processor that runs fn for every delivery, with no
+// deduplication: a redelivery or a producer's retry runs it again. For handlers that are
+// idempotent by themselves, and as the baseline the adapters' benchmarks compare with.
+func AtLeastOnce[M any](fn func(ctx context.Context, m M) error) Processor[M] {
+	return func(ctx context.Context, _ string, m M) (bool, error) {
+		if err := fn(ctx, m); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+}

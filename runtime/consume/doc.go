@@ -1,0 +1,25 @@
+// Package consume is what a broker adapter runs for each message: a Processor applies the
+// message's effect at most once per key and says whether it ran, and Stats counts what
+// the consumer saw. The adapters (plugins/rabbitmq, plugins/jetstream) are modules of their
+// own, so the core module never depends on a broker client; this package is the part they
+// share, with the standard library and runtime/idem only.
+//
+// Pick the Processor by where the effect lives:
+//
+//   - OnceTx: the effect is rows in one SQL database. The message key is recorded with
+//     idem.Ledger in the effect's own transaction, so both commit or neither does; no lock
+//     can lapse. This is exactly-once effects.
+//   - Once: the effect is outside the database (an e-mail, a call to another service). The
+//     key is claimed in an idem.Store, renewed while the handler runs, and marked done
+//     after it; a crash between the effect and the mark can repeat the effect.
+//   - InTx and AtLeastOnce: no deduplication, for handlers that are idempotent by
+//     themselves; InTx runs an OnceTx handler in a plain transaction, the baseline of the
+//     adapters' benchmarks.
+//
+// An adapter acknowledges a message only after its Processor returned: ran or not, the
+// effect has committed by then; an error means it did not, and the message is delivered
+// again (or dead-lettered once it has failed too often).
+//
+// The package is named for the act the adapters perform (consume a message), not for a
+// broker, so that both adapters and their users share one vocabulary.
+package consume

@@ -1,0 +1,77 @@
+package consume_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/idem"
+)
+
+// order is the message type of the examples; an adapter passes its own Delivery.
+type order struct {
+	No    string
+	Cents int
+}
+
+// OnceTx as an adapter runs it: the message and its redelivery, one row.
+func ExampleOnceTx() {
+	db, err := sql.Open("sqlite", "file:consume-example?mode=memory&cache=shared")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	if err != nil {
+		panic(err)
+	}
+	if err := ledger.CreateTable(ctx, db); err != nil {
+		panic(err)
+	}
+	if _, err := db.Exec("CREATE TABLE orders (no TEXT, cents INTEGER)"); err != nil {
+		panic(err)
+	}
+	process := consume.OnceTx(db, ledger, func(ctx context.Context, tx *sql.Tx, o order) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO orders VALUES (?, ?)", o.No, o.Cents)
+		return err
+	})
+	var stats consume.Stats
+	for range 2 { // the message and its redelivery
+		ran, err := process(ctx, "msg-7", order{"ORD-7", 1999})
+		if err != nil {
+			panic(err) // an adapter requeues the message
+		}
+		if ran {
+			stats.Delivered(consume.Processed, false)
+		} else {
+			stats.Delivered(consume.Duplicate, true)
+		}
+	}
+	var n int
+	db.QueryRow("SELECT count(*) FROM orders").Scan(&n)
+	fmt.Printf("%d row, %+v\n", n, stats.Counts())
+	// Output:
+	// 1 row, {Processed:1 Duplicate:1 Failed:0 DeadLettered:0 NoKey:0 Redelivered:1}
+}
+
+// Once for an effect outside the database, here a line printed: the key is claimed in an
+// idem.Store and marked done after the effect.
+func ExampleOnce() {
+	store := idem.NewMemory()
+	process := consume.Once(store, idem.OnceOptions{}, func(ctx context.Context, o order) error {
+		fmt.Println("mail about", o.No)
+		return nil
+	})
+	for range 2 {
+		ran, err := process(context.Background(), "msg-8", order{"ORD-8", 500})
+		fmt.Println(ran, err)
+	}
+	// Output:
+	// mail about ORD-8
+	// true <nil>
+	// false <nil>
+}
