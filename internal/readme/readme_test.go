@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,19 +31,24 @@ type snippet struct {
 	readme string
 	line   int // of the opening fence
 	src    string
+	module string // the folder of the go.mod the README belongs to
 }
 
-// TestReadmeSnippets type-checks every ```go block of every README.md in the module
-// (bench/ is a module of its own). A block that starts with a package clause is a file; any
-// other block is the body of a file (imports and declarations) and gets "package snippet".
-// Blocks that are not Go (shell commands, output, SQL) are fenced without the go tag.
+// TestReadmeSnippets type-checks every ```go block of every README.md in the repository
+// (bench/ aside) against the packages of the module the README belongs to (the root
+// module, or a nested one such as plugins/rabbitmq). A block that starts with a package
+// clause is a file; any other block is the body of a file (imports and declarations) and
+// gets "package snippet". Blocks that are not Go (shell commands, output, SQL) are fenced
+// without the go tag.
 func TestReadmeSnippets(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snippets []snippet
+	byModule := map[string][]snippet{}
 	var readmes []string
+	module := map[string]string{} // folder -> its module's folder
+	nested := map[string]string{} // module path -> folder, of the modules below the root
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -52,7 +58,17 @@ func TestReadmeSnippets(t *testing.T) {
 		if d.IsDir() && (rel == "bench" || strings.HasPrefix(d.Name(), ".") && rel != ".") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || d.Name() != "README.md" {
+		if d.IsDir() {
+			module[path] = module[filepath.Dir(path)]
+			if b, err := os.ReadFile(filepath.Join(path, "go.mod")); err == nil {
+				module[path] = path
+				if m := moduleLine.FindSubmatch(b); m != nil && path != root {
+					nested[string(m[1])] = path
+				}
+			}
+			return nil
+		}
+		if d.Name() != "README.md" {
 			return nil
 		}
 		if reason, ok := pending[rel]; ok {
@@ -64,18 +80,43 @@ func TestReadmeSnippets(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		snippets = append(snippets, extract(rel, string(b))...)
+		for _, sn := range extract(rel, string(b)) {
+			sn.module = module[filepath.Dir(path)]
+			byModule[sn.module] = append(byModule[sn.module], sn)
+		}
 		return nil
 	})
+	// A snippet that imports a nested module (the root README showing a broker adapter) is
+	// checked in that module, which requires everything it imports.
+	for mod, sns := range byModule {
+		keep := sns[:0]
+		for _, sn := range sns {
+			if dir := importsNested(sn.src, nested); dir != "" && dir != mod {
+				byModule[dir] = append(byModule[dir], sn)
+				continue
+			}
+			keep = append(keep, sn)
+		}
+		byModule[mod] = keep
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(readmes, "README.md") || len(snippets) < 5 {
-		t.Fatalf("found %d snippets in %v", len(snippets), readmes)
+	n := 0
+	for _, sns := range byModule {
+		n += len(sns)
 	}
+	if n < 10 {
+		t.Fatalf("found %d snippets in %v", n, readmes)
+	}
+	for _, mod := range slices.Sorted(maps.Keys(byModule)) {
+		checkSnippets(t, mod, byModule[mod])
+	}
+}
 
-	// Parse every snippet, then load every package they import in one go, so the types
-	// they share are the same objects.
+// checkSnippets parses snippets, loads every package they import from module in one go
+// (so the types they share are the same objects), and type-checks each.
+func checkSnippets(t *testing.T, module string, snippets []snippet) {
 	fset := token.NewFileSet()
 	files := make([]*ast.File, len(snippets))
 	imports := map[string]bool{}
@@ -101,7 +142,7 @@ func TestReadmeSnippets(t *testing.T) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps, Dir: root}, paths...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps, Dir: module}, paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +177,19 @@ func TestReadmeSnippets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moduleLine finds a go.mod's module path.
+var moduleLine = regexp.MustCompile(`(?m)^module\s+(\S+)`)
+
+// importsNested returns the folder of the nested module whose packages src imports, or "".
+func importsNested(src string, nested map[string]string) string {
+	for path, dir := range nested {
+		if strings.Contains(src, `"`+path+`"`) || strings.Contains(src, `"`+path+`/`) {
+			return dir
+		}
+	}
+	return ""
 }
 
 // packageClause finds a snippet that is a whole file (perhaps after a build constraint).
