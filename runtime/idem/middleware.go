@@ -66,6 +66,9 @@ type Config struct {
 	// Logger receives what the client is not told: store failures, a failing Scope, lost
 	// claims. Nil: slog.Default() at New.
 	Logger *slog.Logger
+	// Observer, when set, hears the outcome and duration of every request with a key
+	// (metrics: the OpenTelemetry adapter implements it).
+	Observer Observer
 }
 
 // SingleTenant is a Config.Scope for services where every caller may use every key: one
@@ -167,27 +170,38 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		next.ServeHTTP(w, r)
 		return
 	}
+	if m.cfg.Observer == nil {
+		m.serveKeyed(w, r, next, raw)
+		return
+	}
+	start := time.Now()
+	o := m.serveKeyed(w, r, next, raw)
+	m.cfg.Observer.Served(o, time.Since(start))
+}
+
+// serveKeyed serves a request that carries the key header value raw, and says what it did.
+func (m *Middleware) serveKeyed(w http.ResponseWriter, r *http.Request, next http.Handler, raw string) Outcome {
 	key, err := parseKey(raw)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "Invalid Idempotency-Key", err.Error())
-		return
+		return Refused
 	}
 	scope, err := m.cfg.Scope(r)
 	if err != nil {
 		m.log.LogAttrs(r.Context(), slog.LevelWarn, "idem: the caller could not be identified", slog.String("path", r.URL.Path), slog.Any("error", err))
 		problem(w, http.StatusUnauthorized, "Unauthorized", "the caller could not be identified")
-		return
+		return Refused
 	}
 	wk := &work{}
 	body, err := wk.in.read(r.Body, m.cfg.MaxRequestBytes)
 	if err != nil {
 		m.log.LogAttrs(r.Context(), slog.LevelInfo, "idem: reading the request body", slog.Any("error", err))
 		problem(w, http.StatusBadRequest, "Unreadable body", "the request body could not be read")
-		return
+		return Refused
 	}
 	if int64(len(body)) > m.cfg.MaxRequestBytes {
 		problem(w, http.StatusRequestEntityTooLarge, "Request too large", fmt.Sprintf("request bodies above %d bytes are not accepted with an idempotency key", m.cfg.MaxRequestBytes))
-		return
+		return Refused
 	}
 	r.Body = &wk.in
 	wk.key = Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
@@ -201,24 +215,23 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		token, held, err := m.cfg.Store.Claim(ctx, k.Scoped, fp, m.cfg.LockTimeout)
 		if err != nil {
 			m.unavailable(ctx, w, "claiming", err)
-			return
+			return StoreFailed
 		}
 		if token != "" {
-			m.run(w, r, next, wk, token, claimed)
-			return
+			return m.run(w, r, next, wk, token, claimed)
 		}
 		if held.Fingerprint != fp {
 			problem(w, http.StatusUnprocessableEntity, "Idempotency-Key reused", "this key was used for a different request (method, path, body or headers differ)")
-			return
+			return Mismatch
 		}
 		if held.State == Completed {
 			replay(w, held.Response)
-			return
+			return Replayed
 		}
 		if m.cfg.Wait <= 0 || !time.Now().Before(deadline) {
 			w.Header().Set("Retry-After", retryAfter)
 			problem(w, http.StatusConflict, "Request in progress", "a request with this key is being processed; retry later")
-			return
+			return InFlight
 		}
 		// Wait for the first request to finish, then look again. The key may have been
 		// released and completed by another request in between: its fingerprint is
@@ -226,13 +239,13 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		if done := m.watches.await(ctx, m.cfg.Store, k.Scoped, deadline); done != nil {
 			if done.Fingerprint != fp {
 				problem(w, http.StatusUnprocessableEntity, "Idempotency-Key reused", "this key was used for a different request (method, path, body or headers differ)")
-				return
+				return Mismatch
 			}
 			replay(w, done.Response)
-			return
+			return Replayed
 		}
 		if ctx.Err() != nil {
-			return
+			return InFlight // the client went away while waiting
 		}
 	}
 }
@@ -247,7 +260,7 @@ func (m *Middleware) unavailable(ctx context.Context, w http.ResponseWriter, doi
 
 // run calls the handler for the claimed key, keeping the claim while it runs, then
 // completes or releases the key and sends the response.
-func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, wk *work, token string, claimed time.Time) {
+func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handler, wk *work, token string, claimed time.Time) Outcome {
 	store, key := m.cfg.Store, wk.key.Scoped
 	wk.start(r.Context(), store, token, m.cfg.LockTimeout, claimed)
 	// The store calls below must happen even if the client went away.
@@ -281,17 +294,21 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 			maps.Copy(h, before)
 			m.unavailable(bg, w, "renewing the claim", lost)
 		}
-		return
+		return ClaimLost
 	case m.cfg.Release(status):
 		if err := store.Release(bg, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
 			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", key), slog.Any("error", err))
 		}
+		if !rec.passing() {
+			rec.send()
+		}
+		return Released
 	case rec.passing():
 		resp := m.omitted(w.Header(), status)
 		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
 			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", key), slog.Any("error", err))
 		}
-		return
+		return Ran
 	default:
 		resp := Response{Status: status, Header: storedHeader(w.Header()), Body: rec.body}
 		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
@@ -299,9 +316,8 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 			w.Header().Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
-	if !rec.passing() {
-		rec.send()
-	}
+	rec.send()
+	return Ran
 }
 
 // omitted is what a key whose response was passed through replays: the status and

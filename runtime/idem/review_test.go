@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,5 +155,40 @@ func TestFlushThenStatus(t *testing.T) {
 	}
 	if runs.Load() != 1 {
 		t.Errorf("handler ran %d times", runs.Load())
+	}
+}
+
+// outcomes records what an Observer hears.
+type outcomes struct {
+	mu sync.Mutex
+	n  map[Outcome]int
+}
+
+func (o *outcomes) Served(out Outcome, d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.n == nil {
+		o.n = map[Outcome]int{}
+	}
+	o.n[out]++
+}
+
+// TestObserver: each request with a key is reported once with what was done.
+func TestObserver(t *testing.T) {
+	obs := &outcomes{}
+	h := &orderHandler{}
+	srv := newServer(t, Config{Store: NewMemory(), Scope: tenantScope, Observer: obs}, h)
+	post(t, srv.URL, "o1", "acme", `{"a":1}`) // ran
+	post(t, srv.URL, "o1", "acme", `{"a":1}`) // replayed
+	post(t, srv.URL, "o1", "acme", `{"a":2}`) // mismatch
+	post(t, srv.URL, "o2", "", `{}`)          // refused: no tenant
+	h.fail.Store(1)
+	post(t, srv.URL, "o3", "acme", `{}`) // released: 500
+	post(t, srv.URL, "", "acme", `{}`)   // no key: not reported
+	want := map[Outcome]int{Ran: 1, Replayed: 1, Mismatch: 1, Refused: 1, Released: 1}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if !maps.Equal(obs.n, want) {
+		t.Errorf("outcomes %v, want %v", obs.n, want)
 	}
 }
