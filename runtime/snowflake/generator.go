@@ -55,19 +55,21 @@ type Options struct {
 // Generator issues IDs for one worker under one Layout. It is safe for concurrent use:
 // issuing takes one compare-and-swap on the fast path and no lock.
 //
-// Why no ID is issued twice: every ID is made from the (tick, sequence) pair that one
-// successful compare-and-swap installed in state, and each such swap moves state strictly
-// up (a later sequence in the same tick, or a later tick); a caller whose swap fails reads
-// state again. So no two callers ever get the same pair, whatever the clock does. The
-// tick's worker field is fixed, and New starts state at Options.After's tick with the
-// sequence used up, so the first ID is in a later tick. Nothing else decides uniqueness:
-// the other atomics below only choose which larger value state moves to, or report.
+// Why no ID is issued twice: state packs a (tick, sequence) pair so that its order is
+// theirs, and every ID is a pair a successful compare-and-swap moved state over: above
+// the value it replaced, up to the value it installed (one pair for Next, a span for
+// NextN). Every such swap moves state strictly up, and a caller whose swap fails reads
+// state again, so the intervals of two swaps never overlap, whatever the clock does. The
+// worker field is the generator's own, and New starts state at Options.After's tick with
+// its sequence used up, so the first ID is in a later tick. Nothing else decides
+// uniqueness: the other atomics below only choose how far up state moves, or report.
 //
-// Why a gated generator stamps nothing at or after its gate's deadline: the tick an ID
-// goes in is compared with the deadline's last tick (gateLast) before the swap that takes
-// it. Why it stamps nothing after a Close: the clock (or the cached tick) is read before
-// the gate, so a caller that saw the gate open stamps no later than the clock at the
-// Close, plus the drift the policies allow; a worker ID's next holder starts after that.
+// Why a gated generator stamps nothing at or after its gate's deadline: the last tick a
+// swap would take is compared with the deadline's last tick (gateLast) first. Why it
+// stamps nothing later than the clock at a Close: the clock (or the cached tick) is read
+// before the gate, so a caller that saw the gate open stamps from a reading made before
+// the Close, plus at most the drift its policies allow; a worker ID's next holder starts
+// after the release's time plus that drift.
 type Generator struct {
 	// state packs the last issued tick (plus one) above its sequence number. It alone
 	// guarantees uniqueness (see above).
@@ -75,7 +77,8 @@ type Generator struct {
 	_     [56]byte
 	// coarse is the tick last read by the background ticker, or -1 when none runs. Speed
 	// only: the fast path stamps from it instead of reading the clock. It is never ahead
-	// of the clock; stale (after a pause) it stamps IDs in older ticks, still above state.
+	// of the clock; stale (after a pause), it makes IDs go on in a tick behind the
+	// clock's, and state still only moves up.
 	coarse  atomic.Int64
 	maxSeen atomic.Int64 // highest tick the clock has read: tells a rollback from a lead
 	ticking atomic.Bool  // a ticker runs: speed only, so that one runs at a time
