@@ -331,9 +331,11 @@ func (l *Lease) acquire(ctx context.Context, prev *term) (*term, Event, error) {
 	// says: a backend that does not set Fresh gets the wait too.
 	fresh := c.Fresh || c.Prev.IsZero()
 	if fresh {
-		// Any holder the store forgot renewed before this claim, so its gate closes before
-		// the new lease's end, and it stamped nothing later than that end plus its drift
-		// and its clock's lead on the store's.
+		// Any holder the store forgot renewed before this claim, so it stamps nothing at
+		// or after a deadline before the new lease's end plus its clock's lead on the
+		// store's. The drift is added too, as for a released lease: a holder running an
+		// earlier version, whose gate bounded clock readings rather than stamps, could
+		// stamp that much later.
 		end := c.Expires
 		if end.IsZero() {
 			end = time.Now().Add(l.ttl)
