@@ -304,8 +304,8 @@ func (l *Lease) emit(e Event) {
 }
 
 // acquire claims a worker ID and opens a generator for it, returning the Acquired event
-// for the caller to emit once the term is current (so that a Next called from OnEvent
-// uses it). prev is the term it replaces, if any.
+// for the caller to emit once the term is current, so that a Next called on the event
+// issues under the new worker ID. prev is the term it replaces, if any.
 func (l *Lease) acquire(ctx context.Context, prev *term) (*term, Event, error) {
 	token := NewToken()
 	// Each term gets a system clock of its own, anchored now, so a new generator starts
