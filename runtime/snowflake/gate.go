@@ -39,8 +39,9 @@ func (g *Gate) OpenUntil(deadline time.Time) {
 	g.state.Store(&gateState{deadline: deadline.Round(0)})
 }
 
-// Close stops issuing at once: no ID is stamped later than the generator's clock read
-// before the gate was last seen open.
+// Close stops issuing at once. A caller already past the gate stamps from a clock
+// reading (or cached tick) it made before it saw the gate open, so no ID is stamped from
+// a reading made after the Close.
 func (g *Gate) Close() { g.state.Store(nil) }
 
 // Allows reports whether the gate lets an ID stamped at t be issued: it is open and t is
