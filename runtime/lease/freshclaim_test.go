@@ -14,6 +14,10 @@ import (
 // manualMem is a mem whose clock, and the generators', is a manual clock at a whole
 // millisecond, with a TTL long enough (10 s of real time) that no renewal runs while a
 // test drives the manual clock.
+//
+// Renewals run on the real clock, and the gate's deadline (a time on the generator's
+// clock) moves only with them: a test that moves the manual clock past a fresh claim's
+// wait, longer than the TTL, renews by hand (renewed).
 func manualMem(t *testing.T) (*mem, *snowflaketest.Clock, Config) {
 	t.Helper()
 	clock := snowflaketest.NewClock(time.Now().Truncate(time.Millisecond))
@@ -22,6 +26,12 @@ func manualMem(t *testing.T) (*mem, *snowflaketest.Clock, Config) {
 	cfg := Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 10 * time.Second}
 	cfg.Options.Clock = clock
 	return m, clock, cfg
+}
+
+// renewed moves l's deadline to the manual clock's now plus d, as the renewals during a
+// fresh claim's wait would on a real clock.
+func renewed(l *Lease, clock *snowflaketest.Clock, d time.Duration) {
+	l.cur.Load().gate.OpenUntil(clock.Now().Add(d))
 }
 
 // TestFreshClaimWaits: a claim that finds no record issues nothing until the new lease's
@@ -71,6 +81,7 @@ func TestFreshClaimWaits(t *testing.T) {
 			if a.Fresh != tc.fresh || !a.After.Equal(claimed.Add(tc.after)) {
 				t.Errorf("acquired: fresh %v, After claim%+v; want fresh %v, After claim%+v", a.Fresh, a.After.Sub(claimed), tc.fresh, tc.after)
 			}
+			renewed(l, clock, 2*ttl)
 			id, err := l.Next()
 			if err != nil {
 				t.Fatal(err)
@@ -120,6 +131,7 @@ func TestFreshClaimBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A tick short of the lease's end plus one tick: all three still parked.
+	renewed(l, clock, 2*cfg.TTL)
 	clock.Advance(cfg.TTL)
 	if err := clock.WaitSleepers(ctx, 3); err != nil {
 		t.Fatal(err)

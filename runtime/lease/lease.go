@@ -33,8 +33,9 @@ type Config struct {
 	// the Next methods and WorkerID wait until then (bounded by their context).
 	TTL time.Duration
 	// Margin is how long before the lease could expire, judged from the start of its last
-	// successful renewal, the generator stops issuing; 0 means TTL/10. It covers clock rate
-	// differences between this host and the store. At most TTL/2.
+	// successful renewal, the generator's deadline falls: it stamps no ID at or after it;
+	// 0 means TTL/10. It covers clock rate differences between this host and the store.
+	// At most TTL/2.
 	Margin time.Duration
 	// Skew bounds how far this fleet's clocks may run ahead of the store's clock. A new
 	// holder of an ID that expired or was released starts Skew later, so that IDs stamped
@@ -90,7 +91,8 @@ type Event struct {
 	Kind EventKind
 	// Worker is the worker ID concerned, or -1 (AcquireFailed).
 	Worker int64
-	// Deadline is when the generator stops issuing unless renewed (Acquired, Renewed).
+	// Deadline is the time, on the generator's clock, at or after which the generator
+	// stamps no ID unless the lease is renewed (Acquired, Renewed).
 	Deadline time.Time
 	// After is the time the new generator issues strictly after (Acquired): the latest of
 	// the tick the previous holders recorded and the end of the previous lease plus the
@@ -108,12 +110,13 @@ type Event struct {
 }
 
 // Lease holds a worker ID from a Backend and issues IDs under it with a snowflake
-// Generator that can only issue while the lease is certainly held. It claims the lowest
-// free ID, renews it in the background every TTL/3, and gates its generator to close at
-// the start of the last successful renewal plus TTL minus Margin, before the store can
-// let the lease expire: a renewal that fails, or a process that is paused, stops issuing
-// by itself. A lease found lost is claimed again, possibly as another worker ID with a
-// new generator; IDs resume only then. Between, Next returns a *NotHeldError.
+// Generator that can only stamp IDs while the lease is certainly held. It claims the
+// lowest free ID, renews it in the background every TTL/3, and gates its generator
+// (snowflake.Gate) so that it stamps no ID at or after the start of the last successful
+// renewal plus TTL minus Margin, before the store can let the lease expire: a renewal
+// that fails, or a process that is paused, stops by itself. A lease found lost is
+// claimed again, possibly as another worker ID with a new generator; IDs resume only
+// then. Between, Next returns a *NotHeldError.
 //
 // A new generator never issues at or before the latest tick the ID's previous holders
 // recorded, nor before the previous lease's end plus the largest drift its policies allow
@@ -151,20 +154,23 @@ type term struct {
 	token  string
 	gen    *snowflake.Generator
 	gate   *snowflake.Gate
-	start  time.Time             // start of the last successful claim or renewal
-	ended  atomic.Pointer[error] // why the term ended: a *LostError or ErrClosed
-	done   chan struct{}         // closed when the term ends
+	// clock is the generator's clock (Config.Options.Clock, or a SystemClock of the
+	// term's own). The gate's deadlines are times on it, since the gate compares them
+	// with the generator's stamps.
+	clock snowflake.Clock
+	start time.Time             // start of the last successful claim or renewal (time.Now)
+	ended atomic.Pointer[error] // why the term ended: a *LostError or ErrClosed
+	done  chan struct{}         // closed when the term ends
 
 	// A fresh claim's term issues nothing before from, the start of the first tick its
-	// generator may issue in, read on clock (the generator's kind of clock). The
-	// generator's After already keeps its IDs after that tick; waiting here keeps the
-	// generator's rollback policy (MaxWait, RollbackFail) out of a wait that is the
-	// lease's, and keeps a RollbackLogical generator from issuing ahead of its clock
-	// while a forgotten holder may still run. ready is set once from has passed, or at
-	// once when there is nothing to wait for, so the hot path reads one atomic.
+	// generator may issue in, read on clock. The generator's After already keeps its IDs
+	// after that tick; waiting here keeps the generator's rollback policy (MaxWait,
+	// RollbackFail) out of a wait that is the lease's, and keeps a RollbackLogical
+	// generator from issuing ahead of its clock while a forgotten holder may still run.
+	// ready is set once from has passed, or at once when there is nothing to wait for,
+	// so the hot path reads one atomic.
 	ready atomic.Bool
 	from  time.Time
-	clock snowflake.Clock
 }
 
 func (t *term) cause() error {
@@ -188,6 +194,11 @@ func (t *term) await(ctx context.Context) error {
 	if t.ready.Load() {
 		return nil
 	}
+	return t.wait(ctx)
+}
+
+// wait is await's slow path, apart so that await inlines into the Next methods.
+func (t *term) wait(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -223,11 +234,12 @@ func Acquire(ctx context.Context, b Backend, cfg Config) (*Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := l.acquire(ctx, nil)
+	t, acq, err := l.acquire(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	l.cur.Store(t)
+	l.emit(acq)
 	bg, cancel := context.WithCancel(context.Background())
 	l.cancel, l.done = cancel, make(chan struct{})
 	go l.run(bg)
@@ -275,6 +287,13 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 			l.drift = snowflake.DefaultMaxDrift
 		}
 	}
+	// The generator stamps nothing at or after its deadline, which just before a renewal
+	// is TTL - TTL/3 - Margin ahead of the clock: stamps further ahead (a logical clock or
+	// borrowed ticks, up to the drift; a new holder's first ones, up to the drift plus
+	// Skew after its claim) would be refused as if the lease were in doubt.
+	if lead := l.ttl - l.every - l.margin; l.drift+l.skew >= lead {
+		return nil, fmt.Errorf("lease: the generator's drift %v plus Skew %v is not under TTL - TTL/3 - Margin = %v, how far ahead of the clock its deadline can be: raise the TTL or lower MaxDrift", l.drift, l.skew, lead)
+	}
 	return l, nil
 }
 
@@ -284,28 +303,39 @@ func (l *Lease) emit(e Event) {
 	}
 }
 
-// acquire claims a worker ID and opens a generator for it. prev is the term it replaces,
-// if any.
-func (l *Lease) acquire(ctx context.Context, prev *term) (*term, error) {
+// acquire claims a worker ID and opens a generator for it, returning the Acquired event
+// for the caller to emit once the term is current, so that a Next called on the event
+// issues under the new worker ID. prev is the term it replaces, if any.
+func (l *Lease) acquire(ctx context.Context, prev *term) (*term, Event, error) {
 	token := NewToken()
-	start := time.Now()
+	// Each term gets a system clock of its own, anchored now, so a new generator starts
+	// from the wall clock of its claim (not that of the first claim, which a suspended
+	// machine would have left behind).
+	clock := l.opts.Clock
+	if clock == nil {
+		clock = snowflake.SystemClock()
+	}
+	// Both read before the claim is sent: the store starts the lease no earlier.
+	start, gstart := time.Now(), clock.Now()
 	c, err := l.b.Acquire(ctx, l.max, token, l.ttl)
 	took := time.Since(start)
 	if err != nil {
-		return nil, err
+		return nil, Event{}, err
 	}
 	if c.Worker < 0 || c.Worker > l.max {
 		l.b.Release(ctx, c.Worker, token, time.Time{})
-		return nil, fmt.Errorf("lease: backend claimed worker ID %d, outside [0, %d]", c.Worker, l.max)
+		return nil, Event{}, fmt.Errorf("lease: backend claimed worker ID %d, outside [0, %d]", c.Worker, l.max)
 	}
 	after := c.Last
 	// A claim with no end of a previous lease has no record to go by, whatever the backend
 	// says: a backend that does not set Fresh gets the wait too.
 	fresh := c.Fresh || c.Prev.IsZero()
 	if fresh {
-		// Any holder the store forgot renewed before this claim, so its gate closes before
-		// the new lease's end, and it stamped nothing later than that end plus its drift
-		// and its clock's lead on the store's.
+		// Any holder the store forgot renewed before this claim, so it stamps nothing at
+		// or after a deadline before the new lease's end plus its clock's lead on the
+		// store's. The drift is added too, as for a released lease: a holder running an
+		// earlier version, whose gate bounded clock readings rather than stamps, could
+		// stamp that much later.
 		end := c.Expires
 		if end.IsZero() {
 			end = time.Now().Add(l.ttl)
@@ -322,26 +352,22 @@ func (l *Lease) acquire(ctx context.Context, prev *term) (*term, error) {
 		}
 	}
 	opts := l.opts
-	opts.After = after
+	opts.After, opts.Clock = after, clock
 	opts.Gate = new(snowflake.Gate)
 	gen, err := snowflake.New(l.layout, c.Worker, opts)
 	if err != nil {
 		l.b.Release(ctx, c.Worker, token, after)
-		return nil, err
+		return nil, Event{}, err
 	}
-	deadline := start.Add(l.ttl - l.margin)
+	deadline := gstart.Add(l.ttl - l.margin)
 	opts.Gate.OpenUntil(deadline)
-	t := &term{worker: c.Worker, token: token, gen: gen, gate: opts.Gate, start: start, done: make(chan struct{})}
+	t := &term{worker: c.Worker, token: token, gen: gen, gate: opts.Gate, clock: clock, start: start, done: make(chan struct{})}
 	if fresh {
-		t.from, t.clock = l.layout.TimeOf(l.layout.Tick(after)+1), l.opts.Clock
-		if t.clock == nil {
-			t.clock = snowflake.SystemClock()
-		}
+		t.from = l.layout.TimeOf(l.layout.Tick(after) + 1)
 	} else {
 		t.ready.Store(true)
 	}
-	l.emit(Event{Kind: Acquired, Worker: c.Worker, Deadline: deadline, After: after, Fresh: fresh, Took: took})
-	return t, nil
+	return t, Event{Kind: Acquired, Worker: c.Worker, Deadline: deadline, After: after, Fresh: fresh, Took: took}, nil
 }
 
 // run renews the current term every TTL/3 and claims a new one when it is lost, until ctx
@@ -358,7 +384,7 @@ func (l *Lease) run(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		start := time.Now()
+		start, gstart := time.Now(), t.clock.Now()
 		rctx, cancel := context.WithTimeout(ctx, l.every)
 		err := l.b.Renew(rctx, t.worker, t.token, l.ttl, t.gen.Last())
 		cancel()
@@ -366,8 +392,10 @@ func (l *Lease) run(ctx context.Context) {
 		switch {
 		case err == nil:
 			// The store extended the lease at or after start, so it runs at least until
-			// start+TTL; a renewal that returns after that deadline leaves the gate shut.
-			deadline := start.Add(l.ttl - l.margin)
+			// start+TTL; the generator's clock read gstart then. A renewal that returns
+			// after its deadline leaves the generator stamping nothing new: its clock is
+			// past the deadline.
+			deadline := gstart.Add(l.ttl - l.margin)
 			t.gate.OpenUntil(deadline)
 			t.start = start
 			l.emit(Event{Kind: Renewed, Worker: t.worker, Deadline: deadline, Took: took})
@@ -394,10 +422,11 @@ func (l *Lease) reacquire(ctx context.Context, prev *term) *term {
 	wait := l.ttl / 12
 	for {
 		actx, cancel := context.WithTimeout(ctx, l.ttl)
-		t, err := l.acquire(actx, prev)
+		t, acq, err := l.acquire(actx, prev)
 		cancel()
 		if err == nil {
 			l.cur.Store(t)
+			l.emit(acq)
 			return t
 		}
 		if ctx.Err() != nil {
@@ -427,19 +456,16 @@ func (l *Lease) NextContext(ctx context.Context) (snowflake.ID, error) {
 	if err := t.await(ctx); err != nil {
 		return 0, err
 	}
+	// The generator reads its clock (or its cached tick) first and its gate after, and
+	// stamps only ticks before the gate's deadline: an ID returned here may reach the
+	// caller after the deadline (a process paused in between), but is stamped before it,
+	// where the worker ID's next holder never stamps. So no check after it.
 	id, err := t.gen.NextContext(ctx)
 	if err != nil {
 		if errors.Is(err, snowflake.ErrGateClosed) {
 			return 0, notHeld(t)
 		}
 		return 0, err
-	}
-	// The generator checks its gate before it reads the clock. An ID stamped after the
-	// gate closed (the caller was descheduled or paused between the two) must not be
-	// handed out: checking again after issuing means every ID returned was stamped while
-	// the lease was held.
-	if !t.gate.Open() {
-		return 0, notHeld(t)
 	}
 	return id, nil
 }
@@ -458,15 +484,13 @@ func (l *Lease) NextN(ctx context.Context, n int) ([]snowflake.ID, error) {
 	if err := t.await(ctx); err != nil {
 		return nil, err
 	}
+	// As in NextContext: every tick reserved is before the gate's deadline.
 	ids, err := t.gen.NextN(ctx, n)
 	if err != nil {
 		if errors.Is(err, snowflake.ErrGateClosed) {
 			return nil, notHeld(t)
 		}
 		return nil, err
-	}
-	if !t.gate.Open() && n > 0 {
-		return nil, notHeld(t)
 	}
 	return ids, nil
 }
@@ -481,7 +505,8 @@ func (l *Lease) WorkerID(ctx context.Context) (int64, error) {
 	if err := t.await(ctx); err != nil {
 		return 0, err
 	}
-	if !t.gate.Open() {
+	// Held now: an ID stamped now would be allowed.
+	if !t.gate.Allows(t.clock.Now()) {
 		return 0, notHeld(t)
 	}
 	return t.worker, nil
@@ -510,8 +535,10 @@ func (l *Lease) Close(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	// Read after the gate closed: an ID stamped later fails Next's second gate check and
-	// is never handed out.
+	// Read after the gate closed. A caller still inside the generator read its clock
+	// before it saw the gate open, so an ID it takes after this read is stamped no later
+	// than the clock at the Close plus the drift: the next holder starts after the
+	// release's time plus the drift and Skew, so that ID is covered too.
 	err := l.b.Release(ctx, t.worker, t.token, t.gen.Last())
 	l.emit(Event{Kind: Released, Worker: t.worker, Took: time.Since(start), Err: err})
 	l.closeErr = err

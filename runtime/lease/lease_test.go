@@ -275,8 +275,9 @@ func TestLeaseIssuesAndReleases(t *testing.T) {
 	}
 }
 
-// TestGateClosesBeforeExpiry: with the store unreachable, the generator stops before the
-// lease can expire, judged from the start of the last successful renewal.
+// TestGateClosesBeforeExpiry: with the store unreachable, the generator stops at its
+// deadline, before the lease can expire, judged from the start of the last successful
+// renewal: its last ID is stamped before the deadline, and it refuses from then on.
 func TestGateClosesBeforeExpiry(t *testing.T) {
 	ctx := context.Background()
 	m, ev := newUsedMem(8), newEvents()
@@ -289,9 +290,12 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 	defer l.Close(ctx)
 	ev.wait(t, Renewed, time.Second)
 	m.down.Store(true)
-	var first time.Time
+	var (
+		first time.Time
+		last  snowflake.ID
+	)
 	for {
-		_, err := l.Next()
+		id, err := l.Next()
 		if err != nil {
 			first = time.Now()
 			if !errors.Is(err, ErrNotHeld) || err.Error() != "lease: worker ID 0 not held: renewal overdue" {
@@ -299,17 +303,21 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 			}
 			break
 		}
+		last = id
 		time.Sleep(time.Millisecond)
 	}
 	// The deadline is the start of the last successful renewal plus TTL minus Margin;
-	// the store keeps the lease until at least that start plus TTL.
+	// the store keeps the lease until at least that start plus TTL. What keeps the next
+	// holder's IDs apart is the stamp: the last ID's is before the deadline.
 	d := ev.deadline()
-	expiry := d.Add(cfg.Margin)
-	if !first.Before(expiry.Add(-cfg.Margin / 2)) {
-		t.Errorf("still issuing %v after the renewal deadline %v; the lease expires at %v", first.Sub(d), d, expiry)
+	if made, _ := cfg.Layout.Time(last); !made.Before(d) {
+		t.Errorf("last ID stamped %v, not before the deadline %v", made, d)
 	}
 	if first.Before(d) {
 		t.Errorf("stopped %v before the deadline", d.Sub(first))
+	}
+	if _, err := l.Next(); !errors.Is(err, ErrNotHeld) {
+		t.Errorf("Next after the first refusal: %v", err)
 	}
 	ev.wait(t, RenewFailed, time.Second)
 
@@ -429,6 +437,8 @@ func TestAfter(t *testing.T) {
 			m, ev := newMem(), newEvents()
 			m.rows[0] = &memRow{holder: "old", expires: tc.end, last: tc.last}
 			cfg := testConfig(ev)
+			// A TTL whose deadlines lead the clock by more than the default drift.
+			cfg.TTL = 3 * time.Second
 			cfg.Options, cfg.Skew = tc.opts, tc.skew
 			cfg.Options.MaxWait = 5 * time.Second
 			l, err := Acquire(ctx, m, cfg)
@@ -508,6 +518,11 @@ func TestConfigErrors(t *testing.T) {
 		{"ttl too short", Config{Layout: snowflake.Classic(), TTL: time.Millisecond}, newMem()},
 		{"margin too big", Config{Layout: snowflake.Classic(), TTL: time.Second, Margin: 600 * time.Millisecond}, newMem()},
 		{"negative skew", Config{Layout: snowflake.Classic(), Skew: -time.Second}, newMem()},
+		// Deadlines as little as TTL - TTL/3 - Margin = 570 ms ahead of the clock.
+		{"drift beyond the deadline", Config{Layout: snowflake.Classic(), TTL: time.Second,
+			Options: snowflake.Options{Rollback: snowflake.RollbackLogical}}, newMem()},
+		{"drift plus skew beyond the deadline", Config{Layout: snowflake.Classic(), TTL: time.Second, Skew: 300 * time.Millisecond,
+			Options: snowflake.Options{Exhaust: snowflake.ExhaustBorrow, MaxDrift: 300 * time.Millisecond}}, newMem()},
 	} {
 		if l, err := Acquire(context.Background(), tc.b, tc.cfg); err == nil {
 			l.Close(context.Background())

@@ -59,6 +59,15 @@ type Stats struct {
 // Allocator hands out the IDs of one tag from blocks reserved in a Store, reserving the
 // next block in the background before the current one runs out. It implements
 // idgen.Source. Safe for concurrent use; create one per tag and process.
+//
+// Why no ID is handed out twice: across processes, each block is the range a Reserve moved
+// the tag's counter over, in one atomic step in the store, so no two reservations (of any
+// process) get overlapping blocks. Within the process, reserve refuses a block that is not
+// above high, the last ID of every block received (a store that went back would repeat
+// IDs); a block received becomes cur or waits in next, and moves from next to cur once,
+// next being cleared as it does; and an ID leaves cur only by cur.First moving past it,
+// under mu. The other fields (prefetchAt, fetching, step, last, err, errAt, stats) decide
+// only when a block is reserved, how large, and what is reported.
 type Allocator struct {
 	store Store
 	tag   string

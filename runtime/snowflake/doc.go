@@ -22,6 +22,13 @@
 // atomic load and one compare-and-swap instead of a clock read; the goroutine exits after
 // 64 idle ticks. IDs are then stamped up to about a tick behind the clock.
 //
+// A [Gate] lets an outside authority, such as a worker-ID lease, bound what a generator
+// issues: only IDs stamped before the gate's deadline (a time on the generator's clock),
+// and none once it is closed. The generator compares the tick it is about to stamp with
+// the deadline, so a gated generator caches the clock like any other and issues at the
+// same cost; a process resumed after a pause may issue a few IDs stamped from before the
+// pause, never one stamped at or after the deadline.
+//
 // At low rates a new tick does not restart its sequence at zero but at the value after the
 // previous tick's last one (within a small window), so the low bits, which sharding schemes
 // like id % 16 read, are spread evenly instead of piling onto shard 0.

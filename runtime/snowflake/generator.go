@@ -46,26 +46,50 @@ type Options struct {
 	After time.Time
 	// Observer, when set, receives the generator's events.
 	Observer Observer
-	// Gate, when set, must be open for any ID to be issued; a closed gate is ErrGateClosed.
-	// Worker-ID leases use it to stop a generator whose lease may have expired.
+	// Gate, when set, bounds the IDs issued: only IDs stamped before its deadline, and
+	// none while it is closed; an ID the gate does not allow is ErrGateClosed. Worker-ID
+	// leases use it to stop a generator whose lease may have expired.
 	Gate *Gate
 }
 
 // Generator issues IDs for one worker under one Layout. It is safe for concurrent use:
 // issuing takes one compare-and-swap on the fast path and no lock.
+//
+// Why no ID is issued twice: state packs a (tick, sequence) pair so that its order is
+// theirs, and every ID is a pair a successful compare-and-swap moved state over: above
+// the value it replaced, up to the value it installed (one pair for Next, a span for
+// NextN). Every such swap moves state strictly up, and a caller whose swap fails reads
+// state again, so the intervals of two swaps never overlap, whatever the clock does. The
+// worker field is the generator's own, and New starts state at Options.After's tick with
+// its sequence used up, so the first ID is in a later tick. Nothing else decides
+// uniqueness: the other atomics below only choose how far up state moves, or report.
+//
+// Why a gated generator stamps nothing at or after its gate's deadline: the last tick a
+// swap would take is compared with the deadline's last tick (gateLast) first. Why it
+// stamps nothing later than the clock at a Close: the clock (or the cached tick) is read
+// before the gate, so a caller that saw the gate open stamps from a reading made before
+// the Close, plus at most the drift its policies allow; a worker ID's next holder starts
+// after the release's time plus that drift.
 type Generator struct {
-	// state packs the last issued tick (plus one) above its sequence number.
+	// state packs the last issued tick (plus one) above its sequence number. It alone
+	// guarantees uniqueness (see above).
 	state atomic.Uint64
 	_     [56]byte
-	// coarse is the tick last read by the background ticker, or -1 when none runs.
+	// coarse is the tick last read by the background ticker, or -1 when none runs. Speed
+	// only: the fast path stamps from it instead of reading the clock. It is never ahead
+	// of the clock; stale (after a pause), it makes IDs go on in a tick behind the
+	// clock's, and state still only moves up.
 	coarse  atomic.Int64
-	maxSeen atomic.Int64 // highest tick the clock has read
-	ticking atomic.Bool
-	ahead   atomic.Bool // a non-zero drift was reported
-	behind  atomic.Bool // a rollback was reported and has not cleared
+	maxSeen atomic.Int64 // highest tick the clock has read: tells a rollback from a lead
+	ticking atomic.Bool  // a ticker runs: speed only, so that one runs at a time
+	ahead   atomic.Bool  // a non-zero drift was reported: reporting only
+	behind  atomic.Bool  // a rollback was reported and has not cleared: reporting only
 	// run is the latest tick entered by catching up from a used-up one: a tick of a
-	// sustained load, to be used up before moving on.
+	// sustained load, to be used up before moving on. Rate and fairness only.
 	run atomic.Int64
+	// gview caches the gate's deadline as a tick (gateLast), so that the fast path reads
+	// no clock and does no division.
+	gview atomic.Pointer[gateView]
 
 	layout     Layout
 	worker     int64
@@ -169,6 +193,7 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 	g.maxSeen.Store(floor)
 	g.coarse.Store(-1)
 	g.run.Store(-2)
+	g.gview.Store(&gateView{last: -1}) // the view of a closed gate
 	return g, nil
 }
 
@@ -244,6 +269,16 @@ func (g *Generator) fast() (ID, bool) {
 	if c < 0 {
 		return 0, false
 	}
+	last := g.maxTick
+	if g.gate != nil {
+		// The gate is read after the cached tick, as reserve reads it after the clock;
+		// gateLast, by hand.
+		v := g.gview.Load()
+		if v.state != g.gate.state.Load() {
+			v = g.newGateView()
+		}
+		last = min(last, v.last)
+	}
 	for {
 		old := g.state.Load()
 		t, s := g.unpack(old)
@@ -252,8 +287,9 @@ func (g *Generator) fast() (ID, bool) {
 			nt, ns, run, full = g.following(t, s, c)
 		}
 		// A used-up tick may borrow the next without a clock read when even the cached
-		// tick, which is never ahead of the clock, allows it.
-		if (full && nt > c+g.aheadTicks) || nt > g.maxTick {
+		// tick, which is never ahead of the clock, allows it. Past the layout's end or
+		// the gate's deadline, reserve gives the error.
+		if (full && nt > c+g.aheadTicks) || nt > last {
 			return 0, false
 		}
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
@@ -344,16 +380,26 @@ func (g *Generator) seen(now int64) int64 {
 func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 	for {
 		ns := g.nowNs()
-		// The gate is checked after the clock is read: a caller paused between the two
-		// would otherwise stamp an ID after the deadline.
-		if g.gate != nil && !g.gate.Open() {
-			return span{}, ErrGateClosed
+		// The gate is read after the clock, never before: a caller paused between the two
+		// would otherwise stamp, from a clock read after a Close, an ID the next holder of
+		// the worker ID may stamp too. The deadline needs no such care: the tick taken is
+		// compared with it below.
+		gateLast := g.maxTick
+		if g.gate != nil {
+			if gateLast = g.gateLast(); gateLast < 0 {
+				return span{}, ErrGateClosed
+			}
 		}
 		if ns < 0 {
 			return span{}, fmt.Errorf("snowflake: clock reads %v before the epoch %s: %w",
 				time.Duration(-ns), g.layout.Epoch.UTC().Format(time.RFC3339), ErrBeforeEpoch)
 		}
 		now := ns / g.unitNs
+		if g.gate != nil && now > gateLast {
+			// The clock is at or past the deadline. (A caller of the fast path, which
+			// reads no clock, may still stamp the ticks before it.)
+			return span{}, ErrGateClosed
+		}
 		prev := g.seen(now)
 		old := g.state.Load()
 		t, s := g.unpack(old)
@@ -398,6 +444,12 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 			}
 			continue
 		}
+		if st > gateLast {
+			// Ahead of the clock (borrowed, or a logical clock) and at or past the
+			// deadline: refused, though the drift would allow it.
+			return span{}, ErrGateClosed
+		}
+		limit = min(limit, gateLast)
 
 		et, es := st, ss
 		if avail := g.seqMask - ss + 1; want <= avail {
@@ -417,10 +469,11 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 		if run || et > st {
 			g.run.Store(et)
 		}
-		if g.sys != nil && g.gate == nil && (st == t || et > now) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
+		if g.sys != nil && (st == t || et > now) && !g.ticking.Load() && g.ticking.CompareAndSwap(false, true) {
 			// More than one ID in a tick, or IDs ahead of the clock: cache the clock so
 			// callers stop reading it. Seed the cache here: under load the ticker may wait
-			// for a processor.
+			// for a processor. A gated generator caches too: its fast path compares the
+			// cached tick with the gate's deadline, and a stale one stamps earlier.
 			g.coarse.Store(now)
 			go g.tick()
 		}

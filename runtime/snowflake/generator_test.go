@@ -577,39 +577,3 @@ func TestTickerRestartsAhead(t *testing.T) {
 		t.Fatal("ticker not restarted for a busy generator ahead of the clock")
 	}
 }
-
-func TestGate(t *testing.T) {
-	var gate Gate
-	g, err := New(Classic(), 1, Options{Gate: &gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Next(); !errors.Is(err, ErrGateClosed) {
-		t.Fatalf("zero gate: %v", err)
-	}
-	gate.OpenUntil(time.Now().Add(time.Hour))
-	for range 10000 {
-		if _, err := g.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if g.ticking.Load() {
-		t.Error("a gated generator started the clock cache, which would let a resumed process issue before it reads the clock")
-	}
-	gate.OpenUntil(time.Now().Add(20 * time.Millisecond))
-	time.Sleep(30 * time.Millisecond)
-	if _, err := g.Next(); !errors.Is(err, ErrGateClosed) {
-		t.Fatalf("after the deadline: %v", err)
-	}
-	if _, err := g.NextN(context.Background(), 5); !errors.Is(err, ErrGateClosed) {
-		t.Fatalf("NextN after the deadline: %v", err)
-	}
-	gate.OpenUntil(time.Now().Add(time.Minute))
-	if _, err := g.Next(); err != nil || gate.Deadline().IsZero() {
-		t.Fatalf("reopened: %v", err)
-	}
-	gate.Close()
-	if _, err := g.Next(); !errors.Is(err, ErrGateClosed) || !gate.Deadline().IsZero() {
-		t.Fatalf("closed: %v", err)
-	}
-}

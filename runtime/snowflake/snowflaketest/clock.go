@@ -96,6 +96,35 @@ func (c *Clock) Set(t time.Time) {
 	c.now = t
 }
 
+// Monotonic returns a clock that reads c's wall time at this call plus the time Advance
+// has added since, the way snowflake.SystemClock reads the system clock: the wall clock
+// once, then the monotonic clock. Set does not move it, so a test can step the wall clock
+// under it (as NTP would) or let the wall clock run on while it stands still (as on a
+// suspended machine, where Go's monotonic clock stops). It sleeps on c.
+func (c *Clock) Monotonic() *Monotonic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &Monotonic{c: c, anchor: c.now, from: c.elapsed}
+}
+
+// Monotonic is a view of a Clock that moves only with Advance; see Clock.Monotonic. It is
+// safe for concurrent use.
+type Monotonic struct {
+	c      *Clock
+	anchor time.Time     // c's wall time when the view was made
+	from   time.Duration // c's elapsed time then
+}
+
+// Now returns the wall time the view was made at plus the elapsed time since.
+func (m *Monotonic) Now() time.Time {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	return m.anchor.Add(m.c.elapsed - m.from)
+}
+
+// Sleep is the underlying Clock's Sleep.
+func (m *Monotonic) Sleep(ctx context.Context, d time.Duration) error { return m.c.Sleep(ctx, d) }
+
 // AutoAdvance makes Sleep advance the clock by its duration and return at once, for tests
 // that drive a generator from one goroutine.
 func (c *Clock) AutoAdvance(on bool) {

@@ -65,3 +65,34 @@ func TestAutoAdvance(t *testing.T) {
 		t.Errorf("slept %v", got)
 	}
 }
+
+// TestMonotonic: the view moves with Advance only; a wall-clock step or run-on (Set)
+// leaves it where it was, as Go's monotonic clock stands still on a suspended machine.
+func TestMonotonic(t *testing.T) {
+	c := NewClock(start)
+	c.Advance(time.Second)
+	m := c.Monotonic()
+	if !m.Now().Equal(start.Add(time.Second)) {
+		t.Fatalf("view made at %v reads %v", start.Add(time.Second), m.Now())
+	}
+	c.Set(start.Add(time.Hour)) // suspended for an hour: the wall clock ran on
+	if !m.Now().Equal(start.Add(time.Second)) {
+		t.Errorf("after Set the view reads %v, want it unmoved at %v", m.Now(), start.Add(time.Second))
+	}
+	c.Advance(5 * time.Millisecond)
+	if got, want := m.Now(), start.Add(time.Second+5*time.Millisecond); !got.Equal(want) {
+		t.Errorf("after Advance the view reads %v, want %v", got, want)
+	}
+	if got, want := c.Now(), start.Add(time.Hour+5*time.Millisecond); !got.Equal(want) {
+		t.Errorf("the wall clock reads %v, want %v", got, want)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Sleep(context.Background(), time.Millisecond) }()
+	if err := c.WaitSleepers(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Millisecond)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
