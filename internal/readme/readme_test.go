@@ -23,7 +23,6 @@ import (
 // pending lists the READMEs whose snippets are not checked yet, and why. Every other
 // README.md of the module is checked; TestReadmeSnippets fails on a README it does not know.
 var pending = map[string]string{
-	"runtime/lease/README.md": "owned by the runtime/lease work in progress: its snippet is a fragment (see the report of issue 14)",
 }
 
 // snippet is one ```go block of a README.
