@@ -22,8 +22,7 @@ import (
 
 // pending lists the READMEs whose snippets are not checked yet, and why. Every other
 // README.md of the module is checked; TestReadmeSnippets fails on a README it does not know.
-var pending = map[string]string{
-}
+var pending = map[string]string{}
 
 // snippet is one ```go block of a README.
 type snippet struct {
