@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
+	"golang.org/x/tools/imports"
 )
 
 // Import paths the generated code uses.
@@ -60,7 +61,65 @@ func render(m *pkgModel) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering package %s (types %s): %w", m.path, typeNames(m), err)
 	}
-	return buf.Bytes(), nil
+	// Tidy as hand-written code: imports grouped as goimports does (standard library
+	// first), comments wrapped within 100 columns.
+	out, err := imports.Process(m.path+"/"+m.name+"_idgen.go", wrapComments(buf.Bytes(), 100), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("formatting package %s (types %s): %w", m.path, typeNames(m), err)
+	}
+	return out, nil
+}
+
+// article returns the indefinite article of a type name: "an" before A, E, I or O ("an
+// OrderID", "an InvoiceTID"), else "a" ("a UserID": a U names itself "you").
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOaeio", rune(name[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// wrapComments re-wraps every line that is only a // comment and is longer than width
+// columns (a tab counts as 8) at spaces, keeping its indentation and "// ". Code, and
+// comments on code lines, are left as they are.
+func wrapComments(src []byte, width int) []byte {
+	var out bytes.Buffer
+	for _, line := range strings.SplitAfter(string(src), "\n") {
+		body := strings.TrimRight(line, "\n")
+		indent := body[:len(body)-len(strings.TrimLeft(body, "\t"))]
+		text, ok := strings.CutPrefix(body[len(indent):], "// ")
+		if !ok || columns(body) <= width {
+			out.WriteString(line)
+			continue
+		}
+		prefix := indent + "// "
+		cur := prefix
+		for _, word := range strings.Fields(text) {
+			if cur != prefix && columns(cur+" "+word) > width {
+				out.WriteString(cur + "\n")
+				cur = prefix
+			}
+			if cur != prefix {
+				cur += " "
+			}
+			cur += word
+		}
+		out.WriteString(cur + "\n")
+	}
+	return out.Bytes()
+}
+
+// columns is the width of a line, with tabs 8 columns wide.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 8 - n%8
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 func typeNames(m *pkgModel) string {
@@ -101,9 +160,9 @@ func renderConstructors(f *File, t *idType, from []Code) {
 	f.Commentf("New%s returns a new %s from the default source set with idgen.SetDefault.", n, n)
 	switch t.kind {
 	case kindUUID7, kindTypeID:
-		f.Commentf("It needs no source: a %s is a random UUIDv7.", n)
+		f.Commentf("It needs no source: %s %s is a random UUIDv7.", article(n), n)
 	case kindObjectID:
-		f.Commentf("It needs no source: a %s is a MongoDB ObjectId made in this process.", n)
+		f.Commentf("It needs no source: %s %s is a MongoDB ObjectId made in this process.", article(n), n)
 	}
 	f.Func().Id("New"+n).Params().Params(Id(n), Error()).Block(
 		Return(Id("New"+n+"From").Call(Qual("context", "Background").Call(), Nil())),
@@ -185,7 +244,7 @@ func renderQuotedJSON(f *File, n string, size int, why string) {
 // length, size the text's, form what the text looks like.
 func renderByteArrayText(f *File, n string, width, size int, form string, parseBody []Code, appendCall Code) {
 	parse := "parse" + n
-	f.Commentf("Parse%s parses the text form of a %s: %s.", n, n, form)
+	f.Commentf("Parse%s parses the text form of %s %s: %s.", n, article(n), n, form)
 	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
 		List(Id("v"), Err()).Op(":=").Id(parse).Call(Id("s")),
 		If(Err().Op("!=").Nil()).Block(Return(Id(n).Values(), Err())),

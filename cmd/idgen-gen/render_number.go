@@ -74,7 +74,7 @@ func renderNumber(f *File, t *idType) {
 		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
 	)
 	f.Line()
-	f.Commentf("Scan implements sql.Scanner: text holding a %s. NULL and empty text scan as the zero %s.", n, n)
+	f.Commentf("Scan implements sql.Scanner: text holding %s %s. NULL and empty text scan as the zero %s.", article(n), n, n)
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		List(Id("s"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanString").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),

@@ -26,7 +26,7 @@ func renderSnowflake(f *File, t *idType) {
 		Return(Id(n).Call(Id("v")), Nil()),
 	})
 
-	f.Commentf("Parse%s parses the text form of a %s: %s.", n, n, form)
+	f.Commentf("Parse%s parses the text form of %s %s: %s.", n, article(n), n, form)
 	f.Func().Id("Parse"+n).Params(Id("s").String()).Params(Id(n), Error()).Block(
 		List(Id("v"), Err()).Op(":=").Id(parse).Call(Id("s")),
 		Return(Id(n).Call(Id("v")), Err()),

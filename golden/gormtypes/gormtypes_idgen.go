@@ -5,6 +5,8 @@ package gormtypes
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
@@ -14,7 +16,6 @@ import (
 	"github.com/idgen/idgen/runtime/uuidv7"
 	"gorm.io/gorm"
 	"gorm.io/gorm/schema"
-	"time"
 )
 
 // NewUserID returns a new UserID from the default source set with idgen.SetDefault.
@@ -41,7 +42,8 @@ func (id *UserID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func ParseUserID(s string) (UserID, error) {
 	v, err := parseUserID(s)
 	return UserID(v), err
@@ -51,7 +53,8 @@ func parseUserID(s string) (int64, error) {
 	return codec.ParsePrefixed("UserID", "usr", s)
 }
 
-// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
@@ -77,7 +80,8 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -143,7 +147,8 @@ func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
 }
 
-// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in Asia/Shanghai (UTC+08:00), layout classic, Luhn check digit.
+// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
+// Asia/Shanghai (UTC+08:00), layout classic, Luhn check digit.
 var orderNoFormat = number.MustCompile(number.Spec{
 	Check:  true,
 	Layout: snowflake.Classic(),
@@ -232,7 +237,8 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: text holding a OrderNo. NULL and empty text scan as the zero OrderNo.
+// Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
+// OrderNo.
 func (id *OrderNo) Scan(src any) error {
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
@@ -416,7 +422,7 @@ func (id SessionID) Time() time.Time {
 }
 
 // NewInvoiceTID returns a new InvoiceTID from the default source set with idgen.SetDefault.
-// It needs no source: a InvoiceTID is a random UUIDv7.
+// It needs no source: an InvoiceTID is a random UUIDv7.
 func NewInvoiceTID() (InvoiceTID, error) {
 	return NewInvoiceTIDFrom(context.Background(), nil)
 }
@@ -440,7 +446,8 @@ func (id *InvoiceTID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseInvoiceTID parses the text form of a InvoiceTID: a TypeID, "invoice_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// ParseInvoiceTID parses the text form of an InvoiceTID: a TypeID, "invoice_" and 26 base32
+// characters, as go.jetify.com/typeid writes it.
 func ParseInvoiceTID(s string) (InvoiceTID, error) {
 	v, err := parseInvoiceTID(s)
 	if err != nil {
@@ -457,7 +464,8 @@ func parseInvoiceTID(s string) ([16]byte, error) {
 	return u, nil
 }
 
-// AppendText implements encoding.TextAppender: a TypeID, "invoice_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// AppendText implements encoding.TextAppender: a TypeID, "invoice_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func (id InvoiceTID) AppendText(b []byte) ([]byte, error) {
 	return typeid.Append(b, "invoice", [16]byte(id)), nil
 }
@@ -577,7 +585,8 @@ func (id *LineTID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseLineTID parses the text form of a LineTID: a TypeID, "line_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// ParseLineTID parses the text form of a LineTID: a TypeID, "line_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func ParseLineTID(s string) (LineTID, error) {
 	v, err := parseLineTID(s)
 	if err != nil {
@@ -594,7 +603,8 @@ func parseLineTID(s string) ([16]byte, error) {
 	return u, nil
 }
 
-// AppendText implements encoding.TextAppender: a TypeID, "line_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// AppendText implements encoding.TextAppender: a TypeID, "line_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func (id LineTID) AppendText(b []byte) ([]byte, error) {
 	return typeid.Append(b, "line", [16]byte(id)), nil
 }

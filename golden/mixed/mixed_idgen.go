@@ -5,6 +5,9 @@ package mixed
 import (
 	"context"
 	"database/sql/driver"
+	"strconv"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
@@ -12,8 +15,6 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/typeid"
 	"github.com/idgen/idgen/runtime/uuidv7"
-	"strconv"
-	"time"
 )
 
 // NewCustomerID returns a new CustomerID from the default source set with idgen.SetDefault.
@@ -40,7 +41,8 @@ func (id *CustomerID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseCustomerID parses the text form of a CustomerID: "cus_" and 13 lowercase base32 characters, which sort like the numbers.
+// ParseCustomerID parses the text form of a CustomerID: "cus_" and 13 lowercase base32 characters,
+// which sort like the numbers.
 func ParseCustomerID(s string) (CustomerID, error) {
 	v, err := parseCustomerID(s)
 	return CustomerID(v), err
@@ -50,7 +52,8 @@ func parseCustomerID(s string) (int64, error) {
 	return codec.ParsePrefixed("CustomerID", "cus", s)
 }
 
-// AppendText implements encoding.TextAppender: "cus_" and 13 lowercase base32 characters, which sort like the numbers.
+// AppendText implements encoding.TextAppender: "cus_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func (id CustomerID) AppendText(b []byte) ([]byte, error) {
 	return codec.AppendPrefixed(b, "cus", int64(id)), nil
 }
@@ -76,7 +79,8 @@ func (id *CustomerID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id CustomerID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -142,7 +146,8 @@ func (id CustomerID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
 }
 
-// paymentNoFormat is the format of every PaymentNo: prefix "PAY", time "20060102150405" in UTC (UTC+00:00), layout classic, Luhn check digit.
+// paymentNoFormat is the format of every PaymentNo: prefix "PAY", time "20060102150405" in UTC
+// (UTC+00:00), layout classic, Luhn check digit.
 var paymentNoFormat = number.MustCompile(number.Spec{
 	Check:  true,
 	Layout: snowflake.Classic(),
@@ -231,7 +236,8 @@ func (id *PaymentNo) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: text holding a PaymentNo. NULL and empty text scan as the zero PaymentNo.
+// Scan implements sql.Scanner: text holding a PaymentNo. NULL and empty text scan as the zero
+// PaymentNo.
 func (id *PaymentNo) Scan(src any) error {
 	s, _, err := codec.ScanString("PaymentNo", src)
 	if err != nil {
@@ -403,7 +409,7 @@ func (id TraceID) Time() time.Time {
 }
 
 // NewInvoiceTID returns a new InvoiceTID from the default source set with idgen.SetDefault.
-// It needs no source: a InvoiceTID is a random UUIDv7.
+// It needs no source: an InvoiceTID is a random UUIDv7.
 func NewInvoiceTID() (InvoiceTID, error) {
 	return NewInvoiceTIDFrom(context.Background(), nil)
 }
@@ -427,7 +433,8 @@ func (id *InvoiceTID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseInvoiceTID parses the text form of a InvoiceTID: a TypeID, "invoice_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// ParseInvoiceTID parses the text form of an InvoiceTID: a TypeID, "invoice_" and 26 base32
+// characters, as go.jetify.com/typeid writes it.
 func ParseInvoiceTID(s string) (InvoiceTID, error) {
 	v, err := parseInvoiceTID(s)
 	if err != nil {
@@ -444,7 +451,8 @@ func parseInvoiceTID(s string) ([16]byte, error) {
 	return u, nil
 }
 
-// AppendText implements encoding.TextAppender: a TypeID, "invoice_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// AppendText implements encoding.TextAppender: a TypeID, "invoice_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func (id InvoiceTID) AppendText(b []byte) ([]byte, error) {
 	return typeid.Append(b, "invoice", [16]byte(id)), nil
 }
@@ -551,7 +559,7 @@ func (id *EventID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseEventID parses the text form of a EventID: decimal.
+// ParseEventID parses the text form of an EventID: decimal.
 func ParseEventID(s string) (EventID, error) {
 	v, err := parseEventID(s)
 	return EventID(v), err
@@ -711,7 +719,8 @@ func (id *LedgerID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id LedgerID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'

@@ -5,14 +5,16 @@ package number
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
-	"time"
 )
 
-// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in Asia/Shanghai (UTC+08:00), layout classic.
+// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
+// Asia/Shanghai (UTC+08:00), layout classic.
 var orderNoFormat = number.MustCompile(number.Spec{
 	Check:  false,
 	Layout: snowflake.Classic(),
@@ -101,7 +103,8 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: text holding a OrderNo. NULL and empty text scan as the zero OrderNo.
+// Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
+// OrderNo.
 func (id *OrderNo) Scan(src any) error {
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
@@ -155,7 +158,8 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 	return orderNoFormat.Spec().Layout.Decode(v)
 }
 
-// txnNoFormat is the format of every TxnNo: prefix "TXN", time "2006010215" in UTC (UTC+00:00), layout classic, Luhn check digit.
+// txnNoFormat is the format of every TxnNo: prefix "TXN", time "2006010215" in UTC (UTC+00:00),
+// layout classic, Luhn check digit.
 var txnNoFormat = number.MustCompile(number.Spec{
 	Check:  true,
 	Layout: snowflake.Classic(),
@@ -298,7 +302,8 @@ func (id TxnNo) Parts() (snowflake.Parts, error) {
 	return txnNoFormat.Spec().Layout.Decode(v)
 }
 
-// refundNoFormat is the format of every RefundNo: prefix "RF-", time "200601021504" in UTC (UTC+00:00), layout classicdc.
+// refundNoFormat is the format of every RefundNo: prefix "RF-", time "200601021504" in UTC
+// (UTC+00:00), layout classicdc.
 var refundNoFormat = number.MustCompile(number.Spec{
 	Check:  false,
 	Layout: snowflake.ClassicDC(),
@@ -387,7 +392,8 @@ func (id *RefundNo) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: text holding a RefundNo. NULL and empty text scan as the zero RefundNo.
+// Scan implements sql.Scanner: text holding a RefundNo. NULL and empty text scan as the zero
+// RefundNo.
 func (id *RefundNo) Scan(src any) error {
 	s, _, err := codec.ScanString("RefundNo", src)
 	if err != nil {

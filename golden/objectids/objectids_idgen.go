@@ -5,10 +5,11 @@ package objectids
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/objectid"
-	"time"
 )
 
 // NewDocumentID returns a new DocumentID from the default source set with idgen.SetDefault.

@@ -5,10 +5,11 @@ package prefixed
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/snowflake"
-	"time"
 )
 
 // NewUserID returns a new UserID from the default source set with idgen.SetDefault.
@@ -35,7 +36,8 @@ func (id *UserID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func ParseUserID(s string) (UserID, error) {
 	v, err := parseUserID(s)
 	return UserID(v), err
@@ -45,7 +47,8 @@ func parseUserID(s string) (int64, error) {
 	return codec.ParsePrefixed("UserID", "usr", s)
 }
 
-// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
@@ -71,7 +74,8 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -161,7 +165,8 @@ func (id *OrderID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseOrderID parses the text form of a OrderID: "ord_" and 13 lowercase base32 characters, which sort like the numbers.
+// ParseOrderID parses the text form of an OrderID: "ord_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func ParseOrderID(s string) (OrderID, error) {
 	v, err := parseOrderID(s)
 	return OrderID(v), err
@@ -171,7 +176,8 @@ func parseOrderID(s string) (int64, error) {
 	return codec.ParsePrefixed("OrderID", "ord", s)
 }
 
-// AppendText implements encoding.TextAppender: "ord_" and 13 lowercase base32 characters, which sort like the numbers.
+// AppendText implements encoding.TextAppender: "ord_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func (id OrderID) AppendText(b []byte) ([]byte, error) {
 	return codec.AppendPrefixed(b, "ord", int64(id)), nil
 }
@@ -197,7 +203,8 @@ func (id *OrderID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id OrderID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'

@@ -5,11 +5,12 @@ package snowflakeid
 import (
 	"context"
 	"database/sql/driver"
+	"strconv"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/snowflake"
-	"strconv"
-	"time"
 )
 
 // NewUserID returns a new UserID from the default source set with idgen.SetDefault.
@@ -72,7 +73,8 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'
@@ -162,7 +164,7 @@ func (id *AccountID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseAccountID parses the text form of a AccountID: decimal.
+// ParseAccountID parses the text form of an AccountID: decimal.
 func ParseAccountID(s string) (AccountID, error) {
 	v, err := parseAccountID(s)
 	return AccountID(v), err
@@ -322,7 +324,8 @@ func (id *ShardID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id ShardID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'

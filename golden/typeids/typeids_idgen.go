@@ -5,11 +5,12 @@ package typeids
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/typeid"
 	"github.com/idgen/idgen/runtime/uuidv7"
-	"time"
 )
 
 // NewUserTID returns a new UserTID from the default source set with idgen.SetDefault.
@@ -37,7 +38,8 @@ func (id *UserTID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseUserTID parses the text form of a UserTID: a TypeID, "user_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// ParseUserTID parses the text form of a UserTID: a TypeID, "user_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func ParseUserTID(s string) (UserTID, error) {
 	v, err := parseUserTID(s)
 	if err != nil {
@@ -54,7 +56,8 @@ func parseUserTID(s string) ([16]byte, error) {
 	return u, nil
 }
 
-// AppendText implements encoding.TextAppender: a TypeID, "user_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// AppendText implements encoding.TextAppender: a TypeID, "user_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func (id UserTID) AppendText(b []byte) ([]byte, error) {
 	return typeid.Append(b, "user", [16]byte(id)), nil
 }
@@ -143,7 +146,8 @@ func NewLineItemTID() (LineItemTID, error) {
 	return NewLineItemTIDFrom(context.Background(), nil)
 }
 
-// NewLineItemTIDFrom returns a new LineItemTID from src, or from the default source when src is nil.
+// NewLineItemTIDFrom returns a new LineItemTID from src, or from the default source when src is
+// nil.
 func NewLineItemTIDFrom(ctx context.Context, src idgen.Source) (LineItemTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -162,7 +166,8 @@ func (id *LineItemTID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseLineItemTID parses the text form of a LineItemTID: a TypeID, "line_item_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// ParseLineItemTID parses the text form of a LineItemTID: a TypeID, "line_item_" and 26 base32
+// characters, as go.jetify.com/typeid writes it.
 func ParseLineItemTID(s string) (LineItemTID, error) {
 	v, err := parseLineItemTID(s)
 	if err != nil {
@@ -179,7 +184,8 @@ func parseLineItemTID(s string) ([16]byte, error) {
 	return u, nil
 }
 
-// AppendText implements encoding.TextAppender: a TypeID, "line_item_" and 26 base32 characters, as go.jetify.com/typeid writes it.
+// AppendText implements encoding.TextAppender: a TypeID, "line_item_" and 26 base32 characters, as
+// go.jetify.com/typeid writes it.
 func (id LineItemTID) AppendText(b []byte) ([]byte, error) {
 	return typeid.Append(b, "line_item", [16]byte(id)), nil
 }

@@ -5,10 +5,11 @@ package uuid7
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/uuidv7"
-	"time"
 )
 
 // NewSessionID returns a new SessionID from the default source set with idgen.SetDefault.

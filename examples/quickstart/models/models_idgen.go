@@ -5,11 +5,12 @@ package models
 import (
 	"context"
 	"database/sql/driver"
+	"time"
+
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
-	"time"
 )
 
 // NewUserID returns a new UserID from the default source set with idgen.SetDefault.
@@ -36,7 +37,8 @@ func (id *UserID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// ParseUserID parses the text form of a UserID: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func ParseUserID(s string) (UserID, error) {
 	v, err := parseUserID(s)
 	return UserID(v), err
@@ -46,7 +48,8 @@ func parseUserID(s string) (int64, error) {
 	return codec.ParsePrefixed("UserID", "usr", s)
 }
 
-// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which sort like the numbers.
+// AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
+// sort like the numbers.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
@@ -72,7 +75,8 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
+// above 2^53.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -138,7 +142,8 @@ func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
 }
 
-// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in Asia/Shanghai (UTC+08:00), layout classic, Luhn check digit.
+// orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
+// Asia/Shanghai (UTC+08:00), layout classic, Luhn check digit.
 var orderNoFormat = number.MustCompile(number.Spec{
 	Check:  true,
 	Layout: snowflake.Classic(),
@@ -227,7 +232,8 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Scan implements sql.Scanner: text holding a OrderNo. NULL and empty text scan as the zero OrderNo.
+// Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
+// OrderNo.
 func (id *OrderNo) Scan(src any) error {
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
