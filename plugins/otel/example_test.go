@@ -54,7 +54,7 @@ func labels(s attribute.Set) string {
 	}
 	var kv []string
 	for _, a := range s.ToSlice() {
-		kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+		kv = append(kv, string(a.Key)+"="+a.Value.String())
 	}
 	return "{" + strings.Join(kv, ",") + "}"
 }
