@@ -10,9 +10,11 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// Snowflake is a snowflake.Observer recording a Generator's events (or several
-// generators', summed). Set it as snowflake.Options.Observer, or in lease.Config.Options
-// for the generators of a Lease. It is safe for concurrent use.
+// Snowflake is a snowflake.Observer recording a Generator's events. Set it as
+// snowflake.Options.Observer, or in lease.Config.Options for the generators of a Lease.
+// Several generators may share one: their counts add up, and idgen.clock.drift is the
+// latest drift any of them reported (give each its own, with Options.Attributes, to tell
+// them apart). It is safe for concurrent use.
 type Snowflake struct {
 	_ [64]byte
 	// issued is added to on every ID and read only by the collection callback: it keeps a
