@@ -40,6 +40,19 @@ type Options struct {
 	Retry time.Duration
 	// Now is the clock for Target and Retry; time.Now if nil.
 	Now func() time.Time
+	// Observer, when set, hears every reservation (metrics: the OpenTelemetry adapter
+	// implements it).
+	Observer Observer
+}
+
+// Observer hears an Allocator's reservations. Reserved is called once per reservation,
+// from the goroutine that ran it, with no lock held and before the callers waiting for
+// the block wake; it must be fast and safe for concurrent use. The IDs still buffered are
+// in Allocator.Stats, for a gauge read when metrics are collected.
+type Observer interface {
+	// Reserved reports a reservation of a block of n IDs of tag (0 when it failed) that
+	// took d, measured on the system clock; err is its error, nil on success.
+	Reserved(tag string, n int64, d time.Duration, err error)
 }
 
 // Stats counts what an Allocator has done.
@@ -270,15 +283,30 @@ func (a *Allocator) start() chan struct{} {
 	return ch
 }
 
-// reserve runs one reservation and files its block; on failure it restores the step
-// and the time of the previous reservation, so that retries do not grow the step.
+// reserve runs one reservation, files its block and tells the Observer, then wakes the
+// callers waiting for it.
 func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan struct{}) {
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), a.o.Timeout)
 	r, err := a.store.Reserve(ctx, a.tag, step)
 	cancel()
+	took := time.Since(start)
+	if err = a.file(r, err, prevStep, prevLast); a.o.Observer != nil {
+		n := int64(0)
+		if err == nil {
+			n = r.Len()
+		}
+		a.o.Observer.Reserved(a.tag, n, took, err)
+	}
+	close(done)
+}
+
+// file records the outcome of a reservation that returned r and err, and returns its
+// error: err, or one for a block that would repeat IDs. On failure it restores the step and
+// the time of the previous reservation, so that retries do not grow the step.
+func (a *Allocator) file(r Range, err error, prevStep int64, prevLast time.Time) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	defer close(done)
 	a.fetching = nil
 	if err == nil && (r.First > r.Last || r.First <= a.high) {
 		// A store that moved back (a Redis restarted without its data) would repeat IDs.
@@ -288,7 +316,7 @@ func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan 
 		a.err, a.errAt = err, a.o.Now()
 		a.step, a.last = prevStep, prevLast
 		a.stats.Failed++
-		return
+		return err
 	}
 	a.err = nil
 	a.high = r.Last
@@ -298,4 +326,5 @@ func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan 
 	} else {
 		a.next = &r
 	}
+	return nil
 }
