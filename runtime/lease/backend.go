@@ -46,8 +46,9 @@ type Claim struct {
 	// drift plus Config.Skew after the claim.
 	Fresh bool
 	// Expires is when the new lease ends unless renewed, in the store's clock: the time of
-	// the claim plus the TTL. The zero time if the backend does not say; a Lease then uses
-	// its own clock at the end of the claim.
+	// the claim plus the TTL. Every backend should set it: the zero time makes a Lease use
+	// its own clock at the end of the claim, which a host running behind the store
+	// shortens a fresh claim's wait by (Skew covers hosts running ahead only).
 	Expires time.Time
 }
 

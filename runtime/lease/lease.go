@@ -43,7 +43,8 @@ type Config struct {
 	// fresh claim (see TTL) waits Skew longer for the same reason.
 	Skew time.Duration
 	// OnEvent, when set, is called on every acquisition, renewal, loss and release, from
-	// the Lease's own goroutine (or Close's). It must not block.
+	// the Lease's own goroutine, Close's, or (for the first acquisition) Acquire's. It
+	// must not block.
 	OnEvent func(Event)
 }
 
@@ -239,9 +240,10 @@ func Acquire(ctx context.Context, b Backend, cfg Config) (*Lease, error) {
 		return nil, err
 	}
 	l.cur.Store(t)
-	l.emit(acq)
 	bg, cancel := context.WithCancel(context.Background())
 	l.cancel, l.done = cancel, make(chan struct{})
+	// Emitted once the Lease is whole, so that a handler may use it (even Close it).
+	l.emit(acq)
 	go l.run(bg)
 	return l, nil
 }
@@ -535,11 +537,17 @@ func (l *Lease) Close(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	// Read after the gate closed. A caller still inside the generator read its clock
-	// before it saw the gate open, so an ID it takes after this read is stamped no later
-	// than the clock at the Close plus the drift: the next holder starts after the
-	// release's time plus the drift and Skew, so that ID is covered too.
-	err := l.b.Release(ctx, t.worker, t.token, t.gen.Last())
+	// What is recorded must bound every stamp of this term. The gate is closed, but a
+	// caller still inside the generator read its clock before it saw the gate open, and
+	// may take an ID after gen.Last is read, stamped no later than the clock now plus the
+	// drift. So the later of the two is recorded: the next holder starts after it. (The
+	// release's own time does not cover it: stores round it down to the millisecond,
+	// and a layout's ticks need not start on one.)
+	last := t.gen.Last()
+	if bound := t.clock.Now().Add(l.drift); bound.After(last) {
+		last = bound
+	}
+	err := l.b.Release(ctx, t.worker, t.token, last)
 	l.emit(Event{Kind: Released, Worker: t.worker, Took: time.Since(start), Err: err})
 	l.closeErr = err
 	return err

@@ -31,8 +31,10 @@ type Gate struct {
 type gateState struct{ deadline time.Time }
 
 // OpenUntil allows IDs stamped before deadline, a time on the gated generator's clock:
-// for the default clock, the wall time it read at start plus the monotonic time since
-// (what SystemClock().Now() returns). It replaces any earlier deadline.
+// for the default clock, the wall time it read at start plus the monotonic time since.
+// That is not what another SystemClock() or time.Now() reads after a wall-clock step: a
+// gate's owner should give the generator its clock (Options.Clock) and read deadlines
+// from that same clock, as runtime/lease does. It replaces any earlier deadline.
 func (g *Gate) OpenUntil(deadline time.Time) {
 	// Stamps are times on the generator's clock without a monotonic reading: compare
 	// the deadline the same way.
