@@ -1,7 +1,6 @@
 package testdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/internal/testproc"
 )
 
 // RedisServer is a redis-server of the test's own, on a loopback port, with its files in a
@@ -104,7 +105,7 @@ func (s *RedisServer) Start() {
 // start runs the server and waits until it answers PING.
 func (s *RedisServer) start() error {
 	cmd := exec.Command(s.args[0], s.args[1:]...)
-	out := &lockedBuffer{}
+	out := &testproc.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return err
@@ -161,25 +162,6 @@ type process struct {
 func (p *process) kill() {
 	p.cmd.Process.Kill()
 	<-p.done
-}
-
-// lockedBuffer collects the server's output, written by exec's copying goroutine and read
-// by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // freePort returns a loopback TCP port nothing listens on at the moment.

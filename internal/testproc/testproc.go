@@ -36,7 +36,7 @@ type Group struct {
 	t       testing.TB
 	cmds    []*exec.Cmd
 	outs    []*bufio.Reader
-	errs    []*lockedBuffer
+	errs    []*Output
 	release *os.File // the write end of the children's standard input
 	ready   bool     // WaitReady has seen every child ready
 }
@@ -67,7 +67,7 @@ func Start(t testing.TB, n int, env func(i int) []string) *Group {
 		if err != nil {
 			t.Fatal(err)
 		}
-		errBuf := &lockedBuffer{}
+		errBuf := &Output{}
 		cmd.Stderr = errBuf
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -124,19 +124,22 @@ func (g *Group) Wait() []error {
 // Stderr returns what child i has written on standard error so far.
 func (g *Group) Stderr(i int) string { return g.errs[i].String() }
 
-// lockedBuffer collects a child's standard error, written by exec's copying goroutine.
-type lockedBuffer struct {
+// Output collects what a child process writes (exec's copying goroutine writes, the test
+// reads): a bytes.Buffer behind a mutex.
+type Output struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+// Write implements io.Writer.
+func (b *Output) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String returns what was written so far.
+func (b *Output) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()

@@ -2,7 +2,6 @@ package consumetest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/internal/testproc"
 	"github.com/idgen/idgen/runtime/consume"
 )
 
@@ -72,7 +72,7 @@ type Process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // from Wait, once exited is closed
-	stderr lockedBuffer
+	stderr testproc.Output
 
 	mu   sync.Mutex
 	last Report
@@ -160,22 +160,4 @@ func Sum(ps []*Process) consume.Counts {
 		total.Redelivered += c.Redelivered
 	}
 	return total
-}
-
-// lockedBuffer collects a child's standard error, written by exec's copying goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -3,7 +3,6 @@
 package etcdlease
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/internal/testproc"
 )
 
 // etcdServer is an etcd of a test's own, on loopback ports and in a data directory of its
@@ -25,7 +26,7 @@ type etcdServer struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
-	out  *lockedBuffer
+	out  *testproc.Output
 }
 
 // startEtcd starts etcd for t (a 100 ms election timeout, so 1 s leases are granted as
@@ -65,7 +66,7 @@ func freePort(t testing.TB) int {
 func (s *etcdServer) start() {
 	s.t.Helper()
 	cmd := exec.Command(s.args[0], s.args[1:]...)
-	out := &lockedBuffer{}
+	out := &testproc.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
@@ -109,22 +110,4 @@ func (s *etcdServer) kill() {
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 	}
-}
-
-// lockedBuffer collects the server's output, written by exec's copying goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
