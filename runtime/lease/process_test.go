@@ -367,17 +367,25 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	// another ID and hear that its lease was taken; otherwise that its lease expired, and
 	// it may claim the same ID again.
 	var takenBy string
+	givenUp := false // the taker lost or released the ID again before the paused one reclaimed
 	for _, p := range all {
 		for _, e := range p.events("acquired") {
 			if p != paused && e.int("worker") == old && e.at().After(stopAt) && e.at().Before(reacqAt) {
-				takenBy = p.name
+				takenBy, givenUp = p.name, false
+				for _, g := range p.events("") {
+					if (g.kind == "lost" || g.kind == "released") && g.int("worker") == old && g.at().After(e.at()) && g.at().Before(reacqAt) {
+						givenUp = true
+					}
+				}
 			}
 		}
 	}
 	wantLost := "expired"
 	if takenBy != "" {
 		wantLost = "held by another holder"
-		if neww == old {
+		// On SQLite a process stopped while it holds the write lock stalls everyone's
+		// renewals, so the taker's lease may lapse in turn; the ID is then free again.
+		if neww == old && !givenUp {
 			t.Errorf("paused process reacquired worker %d, which %s took while it was stopped", neww, takenBy)
 		}
 	}
