@@ -399,8 +399,12 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	for _, e := range paused.events("lost") {
 		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], wantLost)
 	}
-	if !sawNotHeld || !sawLost {
-		t.Errorf("paused process after SIGCONT: notheld logged %v, lost (%s) logged %v; events: %v", sawNotHeld, wantLost, sawLost, paused.events(""))
+	// A resumed process need not see a not-held error: its first IDs carry stamps from
+	// before its deadline (the stale cached tick), and once its renewal hears the loss its
+	// Next waits for the new claim. What it must do is hear the loss.
+	t.Logf("paused process after SIGCONT: notheld logged %v", sawNotHeld)
+	if !sawLost {
+		t.Errorf("paused process after SIGCONT: lost (%s) logged %v; events: %v", wantLost, sawLost, paused.events(""))
 	}
 	oldAfter, otherAfter, returnedLate := 0, 0, 0
 	var lastOld time.Time
