@@ -348,9 +348,12 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 
 	idsOf := checkIDs(t, all, maxWorker)
 
-	// The paused process: it stopped issuing under its old worker ID at its deadline
-	// (judged from its last successful renewal), said so with a typed error on resuming,
-	// and issued again only under the ID it then acquired.
+	// The paused process: it stamped no ID under its old worker ID at or after its
+	// deadline (judged from its last successful renewal), said so with a typed error on
+	// resuming, and issued again only under the ID it then acquired. What keeps IDs
+	// unique is the stamp, not when an ID is returned: resumed, the process may return a
+	// few IDs stamped from the tick it had cached before the stop (returnedLate), all
+	// before the deadline, where the next holder of its ID never stamps.
 	var deadline time.Time
 	for _, e := range paused.events("") {
 		if (e.kind == "acquired" || e.kind == "renewed") && e.int("worker") == old && e.at().Before(contAt) {
@@ -368,17 +371,25 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	// another ID and hear that its lease was taken; otherwise that its lease expired, and
 	// it may claim the same ID again.
 	var takenBy string
+	givenUp := false // the taker lost or released the ID again before the paused one reclaimed
 	for _, p := range all {
 		for _, e := range p.events("acquired") {
 			if p != paused && e.int("worker") == old && e.at().After(stopAt) && e.at().Before(reacqAt) {
-				takenBy = p.name
+				takenBy, givenUp = p.name, false
+				for _, g := range p.events("") {
+					if (g.kind == "lost" || g.kind == "released") && g.int("worker") == old && g.at().After(e.at()) && g.at().Before(reacqAt) {
+						givenUp = true
+					}
+				}
 			}
 		}
 	}
 	wantLost := "expired"
 	if takenBy != "" {
 		wantLost = "held by another holder"
-		if neww == old {
+		// On SQLite a process stopped while it holds the write lock stalls everyone's
+		// renewals, so the taker's lease may lapse in turn; the ID is then free again.
+		if neww == old && !givenUp {
 			t.Errorf("paused process reacquired worker %d, which %s took while it was stopped", neww, takenBy)
 		}
 	}
@@ -392,28 +403,57 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	for _, e := range paused.events("lost") {
 		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], wantLost)
 	}
-	if !sawNotHeld || !sawLost {
-		t.Errorf("paused process after SIGCONT: notheld logged %v, lost (%s) logged %v; events: %v", sawNotHeld, wantLost, sawLost, paused.events(""))
+	// A resumed process need not see a not-held error: its first IDs carry stamps from
+	// before its deadline (the stale cached tick), and once its renewal hears the loss its
+	// Next waits for the new claim. What it must do is hear the loss.
+	t.Logf("paused process after SIGCONT: notheld logged %v", sawNotHeld)
+	if !sawLost {
+		t.Errorf("paused process after SIGCONT: lost (%s) logged %v; events: %v", wantLost, sawLost, paused.events(""))
 	}
-	inWindow, oldAfter := 0, 0
+	oldAfter, otherAfter, returnedLate := 0, 0, 0
+	var lastOld time.Time
 	for _, x := range idsOf[paused] {
 		parts, _ := layout.Decode(x.id)
 		made, _ := layout.Time(x.id)
 		// Reclaiming its own ID, the process issues under it again, stamped from the
 		// claim on (to the millisecond the layout keeps).
 		newTerm := neww == old && !made.Before(reacqAt.Add(-time.Millisecond))
-		if parts.Worker == old && !newTerm && (x.stamp.After(deadline) || made.After(deadline)) {
-			oldAfter++
-		}
-		if x.stamp.After(deadline) && x.stamp.Before(reacqAt) && parts.Worker != neww {
-			inWindow++
+		switch {
+		case parts.Worker == old && !newTerm:
+			if !made.Before(deadline) {
+				oldAfter++
+			}
+			if made.After(lastOld) {
+				lastOld = made
+			}
+			if x.returned.After(deadline) {
+				returnedLate++
+			}
+		case parts.Worker != neww && !made.Before(deadline) && made.Before(reacqAt):
+			otherAfter++
 		}
 	}
-	if oldAfter > 0 || inWindow > 0 {
-		t.Errorf("paused process: %d IDs of worker %d stamped after its deadline, %d IDs not of its new worker between the deadline and reacquiring", oldAfter, old, inWindow)
+	if oldAfter > 0 || otherAfter > 0 {
+		t.Errorf("paused process: %d IDs of worker %d stamped at or after its deadline, %d IDs of other workers than its new one stamped between the deadline and reacquiring", oldAfter, old, otherAfter)
 	}
-	t.Logf("paused process: worker %d, deadline +%v, stopped +%v to +%v, reacquired worker %d at +%v; nothing issued under worker %d after the deadline",
-		old, deadline.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond), neww, reacqAt.Sub(t0).Round(time.Millisecond), old)
+	// The next holder of the paused process's ID stamps after the deadline plus the drift
+	// and skew (both 0 here): it starts after the lease's end, and the deadline is the
+	// margin before it.
+	for _, p := range all {
+		if p == paused {
+			continue
+		}
+		for _, x := range idsOf[p] {
+			parts, _ := layout.Decode(x.id)
+			if made, _ := layout.Time(x.id); parts.Worker == old && x.stamp.After(stopAt) && !made.After(deadline) {
+				t.Errorf("%s: ID %d of worker %d, asked for after the stop, stamped %v, not after the paused holder's deadline %v", p.name, x.id, old, made, deadline)
+				break
+			}
+		}
+	}
+	t.Logf("paused process: worker %d, deadline +%v, stopped +%v to +%v, reacquired worker %d at +%v; its last ID of worker %d stamped +%v, %d returned after the deadline (stamped before it)",
+		old, deadline.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond), neww, reacqAt.Sub(t0).Round(time.Millisecond),
+		old, lastOld.Sub(t0).Round(time.Millisecond), returnedLate)
 
 	// The clock-behind process: its first ID is after the time it had to start after, and
 	// when its clock read behind that time (the case this process is for), it waited.
