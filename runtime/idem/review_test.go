@@ -64,11 +64,10 @@ func TestBodyIsTheRequests(t *testing.T) {
 		w.WriteHeader(201)
 	})
 	mw, _ := New(Config{Store: NewMemory(), Scope: SingleTenant})
-	for i, body := range []string{"TENANT-A", "TENANT-B-CARD-NUMBER"} {
+	for _, body := range []string{"TENANT-A", "TENANT-B-CARD-NUMBER"} {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 		req.Header.Set("Idempotency-Key", "body-"+body)
 		mw.Wrap(h).ServeHTTP(httptest.NewRecorder(), req)
-		_ = i
 	}
 	if b, _ := io.ReadAll(kept[0]); string(b) != "TENANT-A" {
 		t.Errorf("the first request's body reads %q", b)
