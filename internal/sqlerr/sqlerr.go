@@ -2,16 +2,80 @@
 // talk to SQL: the SQLite result code of an error, whether an error is one that running
 // the statement again may not meet (deadlocks, serialization failures, a busy SQLite
 // file), and whether a CREATE ... IF NOT EXISTS lost a race to a concurrent one. Drivers
-// are recognised without importing the SQLite ones.
+// are recognised without importing any of them (by method, or by type name and fields
+// through reflection), so that detecting a driver's errors never links that driver into a
+// program that chose another.
 package sqlerr
 
 import (
 	"errors"
 	"reflect"
 	"strings"
-
-	"github.com/go-sql-driver/mysql"
 )
+
+// MySQLPath is the package of go-sql-driver/mysql's *MySQLError, recognised without
+// importing it.
+const MySQLPath = "github.com/go-sql-driver/mysql"
+
+// MySQL returns the error number and message of the first go-sql-driver/mysql
+// *MySQLError in err's chain (the struct's Number and Message fields, read by reflection
+// so that the driver is not linked into programs that do not use it).
+func MySQL(err error) (number int, message string, ok bool) {
+	for e := range chain(err) {
+		if n, m, ok := mysqlError(e); ok {
+			return n, m, true
+		}
+	}
+	return 0, "", false
+}
+
+// MySQLError is MySQL for err itself, not its chain.
+func MySQLError(err error) (number int, message string, ok bool) { return mysqlError(err) }
+
+func mysqlError(err error) (int, string, bool) {
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return 0, "", false
+	}
+	v = v.Elem()
+	t := v.Type()
+	if t.Kind() != reflect.Struct || t.Name() != "MySQLError" || t.PkgPath() != MySQLPath {
+		return 0, "", false
+	}
+	n, m := v.FieldByName("Number"), v.FieldByName("Message")
+	if !n.IsValid() || !n.CanUint() || !m.IsValid() || m.Kind() != reflect.String {
+		return 0, "", false
+	}
+	return int(n.Uint()), m.String(), true
+}
+
+// chain yields err and every error it wraps, depth first in the order errors.As visits
+// them.
+func chain(err error) func(yield func(error) bool) {
+	return func(yield func(error) bool) { walk(err, yield) }
+}
+
+func walk(err error, yield func(error) bool) bool {
+	for err != nil {
+		if !yield(err) {
+			return false
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if !walk(e, yield) {
+					return false
+				}
+			}
+			return true
+		default:
+			return true
+		}
+	}
+	return true
+}
 
 // MattnPath is the package of mattn/go-sqlite3's Error, recognised without importing it
 // (it needs cgo).
@@ -68,9 +132,8 @@ func extendedCodeField(err error) (int, bool) {
 // not meet: MySQL deadlock (1213) or lock wait timeout (1205), PostgreSQL serialization
 // failure (40001) or deadlock (40P01), SQLite BUSY or LOCKED with any extended code.
 func Transient(err error) bool {
-	var my *mysql.MySQLError
-	if errors.As(err, &my) {
-		return my.Number == 1213 || my.Number == 1205
+	if n, _, ok := MySQL(err); ok {
+		return n == 1213 || n == 1205
 	}
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {
@@ -89,8 +152,8 @@ func Transient(err error) bool {
 // MySQLDuplicate reports a MySQL/MariaDB duplicate-key error (1062), which inside a
 // transaction fails the statement and leaves the transaction usable.
 func MySQLDuplicate(err error) bool {
-	var my *mysql.MySQLError
-	return errors.As(err, &my) && my.Number == 1062
+	n, _, ok := MySQL(err)
+	return ok && n == 1062
 }
 
 // CreateRace reports an error that a CREATE TABLE or CREATE INDEX ... IF NOT EXISTS may
@@ -104,9 +167,8 @@ func CreateRace(err error) bool {
 	if Transient(err) {
 		return true
 	}
-	var my *mysql.MySQLError
-	if errors.As(err, &my) {
-		return my.Number == 1050
+	if n, _, ok := MySQL(err); ok {
+		return n == 1050
 	}
 	var pg interface{ SQLState() string }
 	if errors.As(err, &pg) {

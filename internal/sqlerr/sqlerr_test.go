@@ -1,6 +1,7 @@
 package sqlerr
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -92,6 +93,32 @@ func TestCreateRace(t *testing.T) {
 	} {
 		if got := CreateRace(tc.err); got != tc.want {
 			t.Errorf("%s: CreateRace = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// lookalike has the fields of go-sql-driver/mysql's error, in another package.
+type lookalike struct {
+	Number  uint16
+	Message string
+}
+
+func (e *lookalike) Error() string { return e.Message }
+
+func TestMySQLByReflection(t *testing.T) {
+	n, msg, ok := MySQL(fmt.Errorf("insert: %w", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}))
+	if !ok || n != 1062 || msg != "Duplicate entry" {
+		t.Errorf("MySQL(wrapped driver error) = %d, %q, %v; want 1062, the message, true", n, msg, ok)
+	}
+	if _, _, ok := MySQL(errors.Join(io.EOF, &mysql.MySQLError{Number: 1213})); !ok {
+		t.Error("MySQL does not find the driver's error inside errors.Join")
+	}
+	if _, _, ok := MySQLError(fmt.Errorf("x: %w", &mysql.MySQLError{Number: 1062})); ok {
+		t.Error("MySQLError looked into the chain; it reads err itself")
+	}
+	for _, err := range []error{&lookalike{Number: 1062}, io.EOF, nil, (*mysql.MySQLError)(nil)} {
+		if _, _, ok := MySQL(err); ok {
+			t.Errorf("MySQL(%#v) recognised an error that is not the driver's", err)
 		}
 	}
 }

@@ -3,7 +3,7 @@ package uniq
 import (
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/idgen/idgen/internal/sqlerr"
 )
 
 // MySQL and MariaDB error numbers of a unique-key violation.
@@ -12,15 +12,16 @@ const (
 	erDupEntryWithKeyName = 1586 // ER_DUP_ENTRY_WITH_KEY_NAME
 )
 
-// detectMySQL recognises go-sql-driver/mysql's *mysql.MySQLError. The SQLSTATE (23000) is
-// shared by every integrity violation, so only the error number tells.
+// detectMySQL recognises go-sql-driver/mysql's *mysql.MySQLError, without importing the
+// driver. The SQLSTATE (23000) is shared by every integrity violation, so only the error
+// number tells.
 func detectMySQL(err error) *Violation {
-	e, ok := err.(*mysql.MySQLError)
-	if !ok || e.Number != erDupEntry && e.Number != erDupEntryWithKeyName {
+	n, msg, ok := sqlerr.MySQLError(err)
+	if !ok || n != erDupEntry && n != erDupEntryWithKeyName {
 		return nil
 	}
 	v := &Violation{Driver: MySQL}
-	v.Table, v.Constraint = parseMySQLKey(e.Message)
+	v.Table, v.Constraint = parseMySQLKey(msg)
 	v.PrimaryKey = v.Constraint == "PRIMARY"
 	return v
 }

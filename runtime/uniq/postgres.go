@@ -3,28 +3,27 @@ package uniq
 import (
 	"reflect"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // uniqueViolation is the SQLSTATE of a unique-key violation.
 const uniqueViolation = "23505"
 
-// detectPostgres recognises pgx's *pgconn.PgError and, without importing lib/pq, any
-// error with lib/pq's method SQLState (recent releases of *pq.Error; older ones without
-// it are not recognised). The constraint, table and detail come from pq's Get method
-// where it has one, or else from its exported fields Constraint, Table and Detail, as
-// the newest releases dropped Get.
+// pgconnPath is the package of pgx's *PgError.
+const pgconnPath = "github.com/jackc/pgx/v5/pgconn"
+
+// detectPostgres recognises, without importing either driver, pgx's *pgconn.PgError (its
+// SQLState method and its fields ConstraintName, TableName and Detail) and lib/pq's
+// *pq.Error by its method SQLState (recent releases; older ones without it are not
+// recognised). The constraint, table and detail of pq's come from its Get method where it
+// has one, or else from its exported fields Constraint, Table and Detail, as the newest
+// releases dropped Get.
 func detectPostgres(err error) *Violation {
-	if e, ok := err.(*pgconn.PgError); ok {
-		if e.Code != uniqueViolation {
-			return nil
-		}
-		return postgresViolation(e.ConstraintName, e.TableName, e.Detail)
-	}
 	s, ok := err.(interface{ SQLState() string })
 	if !ok || s.SQLState() != uniqueViolation {
 		return nil
+	}
+	if t := reflect.TypeOf(err); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == pgconnPath && t.Elem().Name() == "PgError" {
+		return postgresViolation(stringField(err, "ConstraintName"), stringField(err, "TableName"), stringField(err, "Detail"))
 	}
 	if g, ok := err.(interface{ Get(byte) string }); ok {
 		return postgresViolation(g.Get('n'), g.Get('t'), g.Get('D'))
