@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	crockford32 "github.com/idgen/idgen/internal/crockford"
+	crockford32 "github.com/idgen/idgen/runtime/internal/crockford"
 )
 
 // crockford is Crockford's base32 alphabet in lowercase: no i, l, o or u.

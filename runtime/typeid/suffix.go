@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/idgen/idgen/internal/crockford"
+	"github.com/idgen/idgen/runtime/internal/crockford"
 )
 
 // SuffixLen is the length of the base32 suffix of every TypeID.
