@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +95,7 @@ func main() {
 `
 
 // TestNewcomer walks the README's path for a new user's module, outside this repository:
-// go get -tool (the module replaced by this checkout), go mod tidy, go generate,
+// go get -tool (the modules replaced by this checkout), go mod tidy, go generate,
 // go mod tidy, go build, go vet, and the program runs. It needs the module proxy for the
 // dependencies the module cache lacks; it is skipped in -short mode and when GOPROXY is off.
 func TestNewcomer(t *testing.T) {
@@ -128,7 +129,14 @@ func TestNewcomer(t *testing.T) {
 		return string(out)
 	}
 	goCmd("mod", "init", "example.com/newcomer")
-	goCmd("mod", "edit", "-replace=github.com/idgen/idgen="+root, "-require=github.com/idgen/idgen@v0.0.0")
+	// Every module of this repository replaced by its folder, as a user's build finds each
+	// one at its release: the generator is a module of its own, the code it writes imports
+	// the root module, and the program the GORM plugin's.
+	edit := []string{"mod", "edit", "-require=github.com/idgen/idgen@v0.0.0", "-require=github.com/idgen/idgen/cmd/idgen-gen@v0.0.0"}
+	for path, dir := range repoModules(t, root) {
+		edit = append(edit, "-replace="+path+"="+dir)
+	}
+	goCmd(edit...)
 	goCmd("get", "-tool", "github.com/idgen/idgen/cmd/idgen-gen")
 	for name, content := range map[string]string{"models/models.go": newcomerModels, "main.go": newcomerMain} {
 		path := filepath.Join(dir, name)
@@ -164,4 +172,36 @@ func TestNewcomer(t *testing.T) {
 	}
 	// go tool idgen-gen still runs after tidy: go.sum holds what the tool needs.
 	goCmd("tool", "idgen-gen", "-n", "./models")
+}
+
+// repoModules returns the module path and folder of every go.mod under root.
+func repoModules(t *testing.T, root string) map[string]string {
+	t.Helper()
+	mods := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.Name() != "go.mod" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(b)) {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+				mods[strings.Trim(f[1], `"`)] = filepath.Dir(path)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mods
 }

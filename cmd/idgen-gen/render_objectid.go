@@ -14,12 +14,12 @@ func renderObjectID(f *File, t *idType) {
 		Return(Id(n).Call(Qual(pkgObjectID, "New").Call()), Nil()),
 	})
 	renderByteArrayText(f, n, 12, 24, "24 hex characters, as MongoDB writes them",
-		[]Code{Return(Qual(pkgObjectID, "Parse").Call(Lit(n), Id("s")))},
+		[]Code{Return(Qual(pkgCodec, "ParseObjectID").Call(Lit(n), Id("s")))},
 		Qual(pkgObjectID, "Append").Call(Id("b"), raw))
 	f.Commentf("Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes")
 	f.Commentf("stored by another writer. NULL scans as the zero %s.", n)
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
-		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgObjectID, "Scan").Call(Lit(n), Id("src")),
+		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanObjectID").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("v")),
 		Return(Nil()),

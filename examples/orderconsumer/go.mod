@@ -5,8 +5,12 @@ go 1.26.0
 require (
 	github.com/glebarez/sqlite v1.11.0
 	github.com/idgen/idgen v0.0.0
+	github.com/idgen/idgen/examples v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/plugins/gorm v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/plugins/otel v0.0.0
 	github.com/idgen/idgen/plugins/rabbitmq v0.0.0
+	github.com/idgen/idgen/runtime/consume v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/idem v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.23.2
 	github.com/rabbitmq/amqp091-go v1.17.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.66.0
@@ -15,18 +19,17 @@ require (
 )
 
 require (
-	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/glebarez/go-sqlite v1.21.2 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/go-sql-driver/mysql v1.10.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/jackc/pgpassfile v1.0.0 // indirect
-	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
+	github.com/idgen/idgen/internal v0.0.0-00010101000000-000000000000 // indirect
+	github.com/idgen/idgen/runtime/lease v0.0.0-00010101000000-000000000000 // indirect
+	github.com/idgen/idgen/runtime/segment v0.0.0-00010101000000-000000000000 // indirect
+	github.com/idgen/idgen/runtime/uniq v0.0.0-00010101000000-000000000000 // indirect
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
@@ -56,6 +59,16 @@ require (
 
 replace (
 	github.com/idgen/idgen => ../..
+	github.com/idgen/idgen/examples => ..
+	github.com/idgen/idgen/golden => ../../golden
+	github.com/idgen/idgen/internal => ../../internal
+	github.com/idgen/idgen/plugins/ent => ../../plugins/ent
+	github.com/idgen/idgen/plugins/gorm => ../../plugins/gorm
 	github.com/idgen/idgen/plugins/otel => ../../plugins/otel
 	github.com/idgen/idgen/plugins/rabbitmq => ../../plugins/rabbitmq
+	github.com/idgen/idgen/runtime/consume => ../../runtime/consume
+	github.com/idgen/idgen/runtime/idem => ../../runtime/idem
+	github.com/idgen/idgen/runtime/lease => ../../runtime/lease
+	github.com/idgen/idgen/runtime/segment => ../../runtime/segment
+	github.com/idgen/idgen/runtime/uniq => ../../runtime/uniq
 )

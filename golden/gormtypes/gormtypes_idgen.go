@@ -717,7 +717,7 @@ func ParseDocumentID(s string) (DocumentID, error) {
 }
 
 func parseDocumentID(s string) ([12]byte, error) {
-	return objectid.Parse("DocumentID", s)
+	return codec.ParseObjectID("DocumentID", s)
 }
 
 // AppendText implements encoding.TextAppender: 24 hex characters, as MongoDB writes them.
@@ -767,7 +767,7 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
 // stored by another writer. NULL scans as the zero DocumentID.
 func (id *DocumentID) Scan(src any) error {
-	v, _, err := objectid.Scan("DocumentID", src)
+	v, _, err := codec.ScanObjectID("DocumentID", src)
 	if err != nil {
 		return err
 	}

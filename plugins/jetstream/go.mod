@@ -3,7 +3,8 @@ module github.com/idgen/idgen/plugins/jetstream
 go 1.26.0
 
 require (
-	github.com/idgen/idgen v0.0.0
+	github.com/idgen/idgen/runtime/consume v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/idem v0.0.0-00010101000000-000000000000
 	github.com/nats-io/nats.go v1.56.0
 )
 
@@ -11,6 +12,7 @@ require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-sql-driver/mysql v1.10.2 // indirect
+	github.com/idgen/idgen/internal v0.0.0-00010101000000-000000000000 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.13.0 // indirect
@@ -26,4 +28,8 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 )
 
-replace github.com/idgen/idgen => ../..
+replace (
+	github.com/idgen/idgen/internal => ../../internal
+	github.com/idgen/idgen/runtime/consume => ../../runtime/consume
+	github.com/idgen/idgen/runtime/idem => ../../runtime/idem
+)

@@ -4,6 +4,10 @@ go 1.26.0
 
 require (
 	github.com/idgen/idgen v0.0.0
+	github.com/idgen/idgen/runtime/consume v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/idem v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/lease v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/segment v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/otel v1.44.0
 	go.opentelemetry.io/otel/metric v1.44.0
 	go.opentelemetry.io/otel/sdk/metric v1.44.0
@@ -11,13 +15,12 @@ require (
 )
 
 require (
-	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/go-sql-driver/mysql v1.10.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/idgen/idgen/internal v0.0.0-00010101000000-000000000000 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
@@ -32,4 +35,11 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace github.com/idgen/idgen => ../..
+replace (
+	github.com/idgen/idgen => ../..
+	github.com/idgen/idgen/internal => ../../internal
+	github.com/idgen/idgen/runtime/consume => ../../runtime/consume
+	github.com/idgen/idgen/runtime/idem => ../../runtime/idem
+	github.com/idgen/idgen/runtime/lease => ../../runtime/lease
+	github.com/idgen/idgen/runtime/segment => ../../runtime/segment
+)

@@ -2,9 +2,13 @@ module github.com/idgen/idgen/plugins/rabbitmq
 
 go 1.26.0
 
-require github.com/idgen/idgen v0.0.0
+require (
+	github.com/idgen/idgen/runtime/consume v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/idem v0.0.0-00010101000000-000000000000
+)
 
 require (
+	github.com/idgen/idgen/internal v0.0.0-00010101000000-000000000000 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.13.0 // indirect
@@ -23,4 +27,8 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 )
 
-replace github.com/idgen/idgen => ../..
+replace (
+	github.com/idgen/idgen/internal => ../../internal
+	github.com/idgen/idgen/runtime/consume => ../../runtime/consume
+	github.com/idgen/idgen/runtime/idem => ../../runtime/idem
+)

@@ -49,24 +49,24 @@ func TestText(t *testing.T) {
 		t.Fatalf("Append = %s", s)
 	}
 	for _, in := range []string{s, strings.ToUpper(s)} {
-		if got, err := Parse("OID", in); err != nil || got != id {
+		if got, err := Parse(in); err != nil || got != id {
 			t.Errorf("Parse(%s) = %x, %v", in, got, err)
 		}
 	}
 	for _, bad := range []string{"", s[:23], s + "0", "507f1f77bcf86cd79943901g"} {
-		if _, err := Parse("OID", bad); !errors.Is(err, codec.ErrInvalid) {
+		if _, err := Parse(bad); !errors.Is(err, codec.ErrInvalid) {
 			t.Errorf("Parse(%q) = %v", bad, err)
 		}
 	}
 	for _, src := range []any{s, []byte(s), id[:]} {
-		if got, null, err := Scan("OID", src); err != nil || null || got != id {
+		if got, null, err := codec.ScanObjectID("OID", src); err != nil || null || got != id {
 			t.Errorf("Scan(%T) = %x %v %v", src, got, null, err)
 		}
 	}
-	if _, null, err := Scan("OID", nil); !null || err != nil {
+	if _, null, err := codec.ScanObjectID("OID", nil); !null || err != nil {
 		t.Error("Scan(nil)")
 	}
-	if _, _, err := Scan("OID", 42); !errors.Is(err, codec.ErrInvalid) {
+	if _, _, err := codec.ScanObjectID("OID", 42); !errors.Is(err, codec.ErrInvalid) {
 		t.Errorf("Scan(int) = %v", err)
 	}
 	if got := Time(id); got.Unix() != 0x507f1f77 {
@@ -79,7 +79,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("")
 	f.Add("507F1F77BCF86CD79943901Z")
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := Parse("OID", s)
+		id, err := Parse(s)
 		if err != nil {
 			if !errors.Is(err, codec.ErrInvalid) {
 				t.Fatal(err)

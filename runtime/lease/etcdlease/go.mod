@@ -2,21 +2,19 @@ module github.com/idgen/idgen/runtime/lease/etcdlease
 
 go 1.26.0
 
-replace github.com/idgen/idgen => ../../..
-
 require (
 	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/internal v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/runtime/lease v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/api/v3 v3.7.3
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
 )
 
 require (
-	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
-	github.com/go-sql-driver/mysql v1.10.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
@@ -30,4 +28,10 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+)
+
+replace (
+	github.com/idgen/idgen => ../../..
+	github.com/idgen/idgen/internal => ../../../internal
+	github.com/idgen/idgen/runtime/lease => ..
 )

@@ -1,0 +1,3 @@
+module github.com/idgen/idgen/templates
+
+go 1.26.0
