@@ -1,13 +1,6 @@
 package idgent
 
 import (
-	stdsql "database/sql"
-	"errors"
-	"strings"
-
-	"entgo.io/ent/dialect"
-
-	"github.com/idgen/idgen/internal/payload"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -18,32 +11,6 @@ var ErrMismatch = uniq.ErrMismatch
 // Idempotent annotation checks; Model is the schema. CreateOrGet returns it with the
 // existing entity. It is uniq.MismatchError, the type the GORM plugin returns too.
 type MismatchError = uniq.MismatchError
-
-// KeyConflict reports whether err from the insert of a CreateOrGet means that the key
-// already holds a row: ON CONFLICT DO NOTHING returned no row (PostgreSQL, SQLite), or MySQL
-// reported a duplicate on one of the key's indexes. Generated code calls it.
-func KeyConflict(err error, dialectName string, indexes []string) bool {
-	if dialectName != dialect.MySQL {
-		return errors.Is(err, stdsql.ErrNoRows)
-	}
-	v, ok := uniq.As(err)
-	if !ok || v.Constraint == "" {
-		return false
-	}
-	for _, name := range indexes {
-		if strings.EqualFold(name, v.Constraint) {
-			return true
-		}
-	}
-	return false
-}
-
-// IsMySQL reports whether an ent dialect name is MySQL's (MariaDB's included).
-func IsMySQL(dialectName string) bool { return dialectName == dialect.MySQL }
-
-// Equal compares a checked field's value in a create with the stored one. Generated
-// CreateOrGet methods call it.
-func Equal(a, b any) bool { return payload.Equal(a, b) }
 
 // Idempotent is the schema annotation that gives the schema's create builder a
 // CreateOrGet method (with the entcext extension): Key names the unique key's fields, in

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
 	idgent "github.com/idgen/idgen/plugins/ent"
+	"github.com/idgen/idgen/plugins/ent/idgentimpl"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -233,18 +234,18 @@ func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool,
 	if !ok {
 		return nil, false, fmt.Errorf("ent: Order.CreateOrGet: the key field %q is not set", order.FieldRequestID)
 	}
-	if !idgent.IsMySQL(_c.driver.Dialect()) {
+	if !idgentimpl.IsMySQL(_c.driver.Dialect()) {
 		_c.conflict = append(_c.conflict, sql.ConflictColumns(order.FieldRequestID), sql.DoNothing())
 	}
 	node, err := _c.Save(ctx)
 	if err == nil {
 		return node, true, nil
 	}
-	if !idgent.KeyConflict(err, _c.driver.Dialect(), []string{"request_id", "orders_request_id"}) {
+	if !idgentimpl.KeyConflict(err, _c.driver.Dialect(), []string{"request_id", "orders_request_id"}) {
 		return nil, false, uniq.Wrap(err)
 	}
 	query := NewOrderClient(_c.config).Query().Where(order.RequestID(key0))
-	if idgent.IsMySQL(_c.driver.Dialect()) {
+	if idgentimpl.IsMySQL(_c.driver.Dialect()) {
 		// A locking read sees the row a concurrent transaction committed after our
 		// REPEATABLE READ snapshot; this spelling suits MySQL and MariaDB.
 		query = query.ForShare(sql.WithLockClause("LOCK IN SHARE MODE"))
@@ -254,10 +255,10 @@ func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool,
 		return nil, false, fmt.Errorf("ent: Order.CreateOrGet: reading the row of the key: %w", err)
 	}
 	var differ []string
-	if v, ok := _c.mutation.Cents(); ok && !idgent.Equal(v, existing.Cents) {
+	if v, ok := _c.mutation.Cents(); ok && !idgentimpl.Equal(v, existing.Cents) {
 		differ = append(differ, order.FieldCents)
 	}
-	if v, ok := _c.mutation.UserID(); ok && !idgent.Equal(v, existing.UserID) {
+	if v, ok := _c.mutation.UserID(); ok && !idgentimpl.Equal(v, existing.UserID) {
 		differ = append(differ, order.FieldUserID)
 	}
 	if len(differ) > 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/models"
 	idgent "github.com/idgen/idgen/plugins/ent"
+	"github.com/idgen/idgen/plugins/ent/idgentimpl"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -197,18 +198,18 @@ func (_c *PaymentCreate) CreateOrGet(ctx context.Context) (_ *Payment, created b
 	if !ok {
 		return nil, false, fmt.Errorf("ent: Payment.CreateOrGet: the key field %q is not set", payment.FieldAttempt)
 	}
-	if !idgent.IsMySQL(_c.driver.Dialect()) {
+	if !idgentimpl.IsMySQL(_c.driver.Dialect()) {
 		_c.conflict = append(_c.conflict, sql.ConflictColumns(payment.FieldOrderID, payment.FieldAttempt), sql.DoNothing())
 	}
 	node, err := _c.Save(ctx)
 	if err == nil {
 		return node, true, nil
 	}
-	if !idgent.KeyConflict(err, _c.driver.Dialect(), []string{"payment_order_id_attempt"}) {
+	if !idgentimpl.KeyConflict(err, _c.driver.Dialect(), []string{"payment_order_id_attempt"}) {
 		return nil, false, uniq.Wrap(err)
 	}
 	query := NewPaymentClient(_c.config).Query().Where(payment.OrderID(key0), payment.Attempt(key1))
-	if idgent.IsMySQL(_c.driver.Dialect()) {
+	if idgentimpl.IsMySQL(_c.driver.Dialect()) {
 		// A locking read sees the row a concurrent transaction committed after our
 		// REPEATABLE READ snapshot; this spelling suits MySQL and MariaDB.
 		query = query.ForShare(sql.WithLockClause("LOCK IN SHARE MODE"))
@@ -218,7 +219,7 @@ func (_c *PaymentCreate) CreateOrGet(ctx context.Context) (_ *Payment, created b
 		return nil, false, fmt.Errorf("ent: Payment.CreateOrGet: reading the row of the key: %w", err)
 	}
 	var differ []string
-	if v, ok := _c.mutation.Cents(); ok && !idgent.Equal(v, existing.Cents) {
+	if v, ok := _c.mutation.Cents(); ok && !idgentimpl.Equal(v, existing.Cents) {
 		differ = append(differ, payment.FieldCents)
 	}
 	if len(differ) > 0 {
