@@ -21,7 +21,7 @@ const MySQLPath = "github.com/go-sql-driver/mysql"
 // *MySQLError in err's chain (the struct's Number and Message fields, read by reflection
 // so that the driver is not linked into programs that do not use it).
 func MySQL(err error) (number int, message string, ok bool) {
-	for e := range chain(err) {
+	for e := range Chain(err) {
 		if n, m, ok := mysqlError(e); ok {
 			return n, m, true
 		}
@@ -49,9 +49,9 @@ func mysqlError(err error) (int, string, bool) {
 	return int(n.Uint()), m.String(), true
 }
 
-// chain yields err and every error it wraps, depth first in the order errors.As visits
-// them.
-func chain(err error) func(yield func(error) bool) {
+// Chain yields err and every error it wraps (through Unwrap() error and Unwrap() []error),
+// depth first in the order errors.As visits them.
+func Chain(err error) func(yield func(error) bool) {
 	return func(yield func(error) bool) { walk(err, yield) }
 }
 

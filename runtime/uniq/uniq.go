@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/idgen/idgen/internal/sqlerr"
 )
 
 // Driver names reported in Violation.Driver.
@@ -95,10 +97,11 @@ func (e *DuplicateError) Unwrap() error { return e.Err }
 // by a *DuplicateError, and returns a copy of its description.
 func As(err error) (*Violation, bool) {
 	var found *Violation
-	walk(err, func(err error) bool {
-		found = detect(err)
-		return found != nil
-	})
+	for e := range sqlerr.Chain(err) {
+		if found = detect(e); found != nil {
+			break
+		}
+	}
 	if found == nil {
 		return nil, false
 	}
@@ -145,28 +148,4 @@ func detect(err error) *Violation {
 		return v
 	}
 	return detectSQLite(err)
-}
-
-// walk calls visit for err and everything it wraps, depth first in the order errors.As
-// uses, until visit returns true.
-func walk(err error, visit func(error) bool) bool {
-	for err != nil {
-		if visit(err) {
-			return true
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if walk(e, visit) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
-		}
-	}
-	return false
 }
