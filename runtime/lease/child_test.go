@@ -1,6 +1,6 @@
 //go:build unix
 
-package lease
+package lease_test
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -141,25 +142,25 @@ func childFleet(spec childSpec) error {
 		c := behindClock{snowflake.SystemClock(), spec.Behind}
 		clock, now = c, c.Now
 	}
-	cfg := Config{
+	cfg := lease.Config{
 		Layout:    snowflake.Classic(),
 		MaxWorker: spec.Max,
 		TTL:       spec.TTL,
 		// Wait out a clock behind the previous holder's last tick (the behind process).
 		Options: snowflake.Options{Clock: clock, Rollback: snowflake.RollbackWait, MaxWait: 10 * time.Second},
-		OnEvent: func(e Event) {
+		OnEvent: func(e lease.Event) {
 			at := time.Now().UnixNano()
 			switch e.Kind {
-			case Acquired:
+			case lease.Acquired:
 				el.printf("acquired worker=%d fresh=%t after=%d clock=%d deadline=%d took=%d at=%d", e.Worker, e.Fresh, ns(e.After), now().UnixNano(), ns(e.Deadline), e.Took, at)
-			case Renewed:
+			case lease.Renewed:
 				el.printf("renewed worker=%d deadline=%d took=%d at=%d", e.Worker, ns(e.Deadline), e.Took, at)
 			default:
 				el.printf("%v worker=%d at=%d err=%q", e.Kind, e.Worker, at, fmt.Sprint(e.Err))
 			}
 		},
 	}
-	l, err := Acquire(ctx, b, cfg)
+	l, err := lease.Acquire(ctx, b, cfg)
 	if err != nil {
 		el.printf("error at=%d err=%q", time.Now().UnixNano(), err.Error())
 		return err
@@ -174,7 +175,7 @@ func childFleet(spec childSpec) error {
 			id, err := l.Next()
 			if err != nil {
 				switch {
-				case !errors.Is(err, ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed):
+				case !errors.Is(err, lease.ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed):
 					el.printf("error at=%d err=%q", time.Now().UnixNano(), err.Error())
 				case !inDoubt:
 					// Once per spell: the first refusal after the lease came into doubt.
@@ -204,7 +205,7 @@ func childFleet(spec childSpec) error {
 	}
 	if err := l.Close(context.Background()); err != nil {
 		kind := "error"
-		if errors.Is(err, ErrLost) {
+		if errors.Is(err, lease.ErrLost) {
 			// The lease lapsed (a renewal starved on a loaded machine) and passed on: the
 			// release finds another holder, as it must.
 			kind = "closelost"
@@ -224,7 +225,7 @@ func childBench(spec childSpec) error {
 		return err
 	}
 	defer closer.Close()
-	l, err := Acquire(ctx, b, Config{Layout: snowflake.Classic(), TTL: spec.TTL, MaxWorker: spec.Max})
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), TTL: spec.TTL, MaxWorker: spec.Max})
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func childFirst(spec childSpec) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	l, err := Acquire(ctx, b, Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
 	if err != nil {
 		return err
 	}

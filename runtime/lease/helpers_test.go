@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -14,26 +14,13 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/lease/redislease"
 )
-
-// target says where a backend lives, in a form a child process can be handed: the kind
-// of store, its DSN, and for Redis the key prefix of this test run.
-type target struct {
-	Kind   string // sqlite, postgres, mysql, redis, rediscluster (DSN: comma-separated addresses)
-	DSN    string
-	Prefix string
-	// Persistent says the server keeps its data (a test's own with the AOF on): the
-	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
-	// on disk, and tests on it opt in: nothing they store outlives them.
-	Persistent bool
-}
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
 // their variable is set.
-var kinds = []struct {
-	name  string
-	setup func(t testing.TB) target
-}{
+var kinds = []kind{
 	{"sqlite", func(t testing.TB) target { return target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)} }},
 	{"postgres", func(t testing.TB) target {
 		return target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
@@ -58,11 +45,11 @@ func setupRedis(t testing.TB) target {
 
 // open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
 // what closes its connections.
-func open(tg target, ns string) (Backend, io.Closer, error) {
+func open(tg target, ns string) (lease.Backend, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		// The hash tag keeps the three hashes in one slot.
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
-		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: "{" + tg.Prefix + ns + "}:", AllowNoPersistence: !tg.Persistent})
+		b, err := redislease.New(context.Background(), c, redislease.Options{Prefix: "{" + tg.Prefix + ns + "}:", AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -75,14 +62,14 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
+		b, err := redislease.New(context.Background(), c, redislease.Options{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
 		}
 		return b, c, nil
 	}
-	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]lease.Dialect{"sqlite": lease.SQLite, "postgres": lease.Postgres, "mysql": lease.MySQL}[tg.Kind]
 	if driver == "" {
 		return nil, nil, fmt.Errorf("unknown backend kind %q", tg.Kind)
 	}
@@ -91,7 +78,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(4)
-	b, err := NewSQL(db, dialect, SQLOptions{Table: "lease_" + ns})
+	b, err := lease.NewSQL(db, dialect, lease.SQLOptions{Table: "lease_" + ns})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -100,7 +87,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 }
 
 // openT is open for a test, closing the connections when it ends.
-func openT(t testing.TB, tg target, ns string) Backend {
+func openT(t testing.TB, tg target, ns string) lease.Backend {
 	t.Helper()
 	b, c, err := open(tg, ns)
 	if err != nil {

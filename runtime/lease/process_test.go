@@ -1,6 +1,6 @@
 //go:build unix
 
-package lease
+package lease_test
 
 import (
 	"bufio"
@@ -20,6 +20,24 @@ import (
 
 	"github.com/idgen/idgen/runtime/snowflake"
 )
+
+// target says where a backend lives, in a form a child process can be handed: the kind
+// of store, its DSN, and for Redis the key prefix of this test run.
+type target struct {
+	Kind   string // sqlite, postgres, mysql, redis, rediscluster (DSN: comma-separated addresses)
+	DSN    string
+	Prefix string
+	// Persistent says the server keeps its data (a test's own with the AOF on): the
+	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
+	// on disk, and tests on it opt in: nothing they store outlives them.
+	Persistent bool
+}
+
+// kind is a store the tests run against: its name and how a test gets one.
+type kind struct {
+	name  string
+	setup func(t testing.TB) target
+}
 
 // proc is a worker process started by a test.
 type proc struct {
