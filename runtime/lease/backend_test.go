@@ -17,8 +17,8 @@ import (
 // TestBackend runs the contract every Backend keeps against each store.
 func TestBackend(t *testing.T) {
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			tg := k.setup(t)
+		t.Run(k.Name, func(t *testing.T) {
+			tg := k.Setup(t)
 			t.Run("contract", func(t *testing.T) { testContract(t, openT(t, tg, "contract")) })
 			t.Run("concurrent", func(t *testing.T) { testConcurrentAcquire(t, openT(t, tg, "concurrent")) })
 			t.Run("dense", func(t *testing.T) { testLowestFree(t, openT(t, tg, "dense")) })

@@ -14,8 +14,8 @@ import (
 func BenchmarkAcquire(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			be := openT(b, k.setup(b), "bench_acquire")
+		b.Run(k.Name, func(b *testing.B) {
+			be := openT(b, k.Setup(b), "bench_acquire")
 			for b.Loop() {
 				tok := lease.NewToken()
 				c, err := be.Acquire(ctx, 1023, tok, time.Minute)
@@ -37,8 +37,8 @@ func BenchmarkAcquire(b *testing.B) {
 func BenchmarkRenew(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			be := openT(b, k.setup(b), "bench_renew")
+		b.Run(k.Name, func(b *testing.B) {
+			be := openT(b, k.Setup(b), "bench_renew")
 			tok := lease.NewToken()
 			c, err := be.Acquire(ctx, 1023, tok, time.Minute)
 			if err != nil {

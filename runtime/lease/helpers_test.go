@@ -15,37 +15,40 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
 	"github.com/idgen/idgen/runtime/lease/redislease"
 )
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
 // their variable is set.
-var kinds = []kind{
-	{"sqlite", func(t testing.TB) target { return target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)} }},
-	{"postgres", func(t testing.TB) target {
-		return target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
+var kinds = []leasefleet.Kind{
+	{Name: "sqlite", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)}
 	}},
-	{"mysql", func(t testing.TB) target {
-		return target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	{Name: "postgres", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
 	}},
-	{"redis", setupRedis},
-	{"rediscluster", func(t testing.TB) target {
+	{Name: "mysql", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	}},
+	{Name: "redis", Setup: setupRedis},
+	{Name: "rediscluster", Setup: func(t testing.TB) leasefleet.Target {
 		addrs, prefix := testdb.RedisCluster(t, "lease")
-		return target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
+		return leasefleet.Target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
 	}},
 }
 
 // setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
 // (testdb.Redis).
-func setupRedis(t testing.TB) target {
+func setupRedis(t testing.TB) leasefleet.Target {
 	t.Helper()
 	dsn, prefix := testdb.Redis(t, "lease")
-	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
+	return leasefleet.Target{Kind: "redis", DSN: dsn, Prefix: prefix}
 }
 
 // open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
 // what closes its connections.
-func open(tg target, ns string) (lease.Backend, io.Closer, error) {
+func open(tg leasefleet.Target, ns string) (lease.Backend, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		// The hash tag keeps the three hashes in one slot.
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
@@ -87,7 +90,7 @@ func open(tg target, ns string) (lease.Backend, io.Closer, error) {
 }
 
 // openT is open for a test, closing the connections when it ends.
-func openT(t testing.TB, tg target, ns string) lease.Backend {
+func openT(t testing.TB, tg leasefleet.Target, ns string) lease.Backend {
 	t.Helper()
 	b, c, err := open(tg, ns)
 	if err != nil {
