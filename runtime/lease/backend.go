@@ -12,9 +12,10 @@ import (
 
 // Backend stores worker-ID leases. Every method is one atomic step in the store, and times
 // that decide expiry are read from the store's clock, so holders on different machines
-// agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) and Redis implement
-// it here, etcd in the module runtime/lease/etcdlease (where expiry is etcd's own lease
-// countdown, and the times recorded are the holders'); a Lease drives it.
+// agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) implements it here,
+// Redis in the package runtime/lease/redislease, etcd in the module runtime/lease/etcdlease
+// (where expiry is etcd's own lease countdown, and the times recorded are the holders'); a
+// Lease drives it.
 type Backend interface {
 	// Acquire claims, for ttl and under token, the lowest worker ID in [0, max] that no
 	// live lease holds: one never leased, released, or expired. It fails with an
