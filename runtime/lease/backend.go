@@ -6,14 +6,16 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease/internal/millis"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
 // Backend stores worker-ID leases. Every method is one atomic step in the store, and times
 // that decide expiry are read from the store's clock, so holders on different machines
-// agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) and Redis implement
-// it here, etcd in the module runtime/lease/etcdlease (where expiry is etcd's own lease
-// countdown, and the times recorded are the holders'); a Lease drives it.
+// agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) implements it here,
+// Redis in the package runtime/lease/redislease, etcd in the module runtime/lease/etcdlease
+// (where expiry is etcd's own lease countdown, and the times recorded are the holders'); a
+// Lease drives it.
 type Backend interface {
 	// Acquire claims, for ttl and under token, the lowest worker ID in [0, max] that no
 	// live lease holds: one never leased, released, or expired. It fails with an
@@ -55,30 +57,13 @@ type Claim struct {
 // NewToken returns a random holder token: 26 characters of base32, 128 bits.
 func NewToken() string { return crand.Text() }
 
-// toMs returns t in Unix milliseconds rounded up, so a later holder's floor is never below
-// the tick t starts (a tick is at least a millisecond, but the layout's epoch need not fall
-// on one); the zero time is 0.
-func toMs(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	ms := t.UnixMilli()
-	if time.UnixMilli(ms).Before(t) {
-		ms++
-	}
-	return ms
-}
-
-// fromMs returns the time of Unix milliseconds ms, and the zero time for 0 or less.
-func fromMs(ms int64) time.Time {
-	if ms <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms)
-}
-
-// ttlMs returns ttl in whole milliseconds, at least one.
-func ttlMs(ttl time.Duration) int64 { return max(1, ttl.Milliseconds()) }
+// The stores keep times as Unix milliseconds, rounded as package millis says (the Redis
+// backend in runtime/lease/redislease uses the same rules).
+var (
+	toMs   = millis.Of
+	fromMs = millis.Time
+	ttlMs  = millis.TTL
+)
 
 // pause sleeps for a random 1 to 4 ms, or until ctx is done, between attempts that lost a
 // race to another holder, so that racing holders spread out.

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/lease"
 )
 
 // TestBackend runs the contract every Backend keeps against each store.
 func TestBackend(t *testing.T) {
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			tg := k.setup(t)
+		t.Run(k.Name, func(t *testing.T) {
+			tg := k.Setup(t)
 			t.Run("contract", func(t *testing.T) { testContract(t, openT(t, tg, "contract")) })
 			t.Run("concurrent", func(t *testing.T) { testConcurrentAcquire(t, openT(t, tg, "concurrent")) })
 			t.Run("dense", func(t *testing.T) { testLowestFree(t, openT(t, tg, "dense")) })
@@ -25,10 +26,10 @@ func TestBackend(t *testing.T) {
 	}
 }
 
-func testContract(t *testing.T, b Backend) {
+func testContract(t *testing.T, b lease.Backend) {
 	ctx := context.Background()
 	const ttl = time.Minute
-	tokens := []string{NewToken(), NewToken(), NewToken()}
+	tokens := []string{lease.NewToken(), lease.NewToken(), lease.NewToken()}
 	for i, tok := range tokens {
 		before := time.Now()
 		c, err := b.Acquire(ctx, 2, tok, ttl)
@@ -39,14 +40,14 @@ func testContract(t *testing.T, b Backend) {
 		if d := c.Expires.Sub(before.Add(ttl)); d < -50*time.Millisecond || d > 5*time.Second {
 			t.Errorf("acquire %d: Expires %v, %v after the claim began plus the TTL", i, c.Expires, d)
 		}
-		if c != (Claim{Worker: int64(i), Fresh: true, Expires: c.Expires}) {
+		if c != (lease.Claim{Worker: int64(i), Fresh: true, Expires: c.Expires}) {
 			t.Errorf("acquire %d = %+v, want worker %d, fresh, with no history", i, c, i)
 		}
 	}
 
-	_, err := b.Acquire(ctx, 2, NewToken(), ttl)
-	var all *AllTakenError
-	if !errors.Is(err, ErrAllTaken) || !errors.As(err, &all) || all.Max != 2 {
+	_, err := b.Acquire(ctx, 2, lease.NewToken(), ttl)
+	var all *lease.AllTakenError
+	if !errors.Is(err, lease.ErrAllTaken) || !errors.As(err, &all) || all.Max != 2 {
 		t.Fatalf("acquire with every ID held: err = %v, want *AllTakenError{Max: 2}", err)
 	}
 	if got, want := err.Error(), "lease: every worker ID in [0, 2] is held"; got != want {
@@ -72,7 +73,7 @@ func testContract(t *testing.T, b Backend) {
 	if err := b.Release(ctx, 1, tokens[1], time.Time{}); err != nil {
 		t.Errorf("second release by the same holder: %v", err)
 	}
-	tok := NewToken()
+	tok := lease.NewToken()
 	c, err := b.Acquire(ctx, 2, tok, ttl)
 	if err != nil {
 		t.Fatal(err)
@@ -92,14 +93,14 @@ func testContract(t *testing.T, b Backend) {
 	}
 	time.Sleep(60 * time.Millisecond)
 	err = b.Renew(ctx, 2, tokens[2], ttl, time.Time{})
-	var lost *LostError
-	if !errors.As(err, &lost) || lost.Taken || lost.Expired.IsZero() || !errors.Is(err, ErrLost) {
+	var lost *lease.LostError
+	if !errors.As(err, &lost) || lost.Taken || lost.Expired.IsZero() || !errors.Is(err, lease.ErrLost) {
 		t.Fatalf("renew after expiry: err = %v, want *LostError with Expired", err)
 	}
 	if !strings.Contains(err.Error(), "lease: worker ID 2 lost: expired at ") {
 		t.Errorf("error = %q", err)
 	}
-	c, err = b.Acquire(ctx, 2, NewToken(), ttl)
+	c, err = b.Acquire(ctx, 2, lease.NewToken(), ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,18 +111,18 @@ func testContract(t *testing.T, b Backend) {
 	wantLost(t, "release after the ID was taken over", b.Release(ctx, 2, tokens[2], time.Time{}), 2, true)
 
 	// A smaller max sees a smaller range.
-	if _, err := b.Acquire(ctx, 0, NewToken(), ttl); !errors.Is(err, ErrAllTaken) {
+	if _, err := b.Acquire(ctx, 0, lease.NewToken(), ttl); !errors.Is(err, lease.ErrAllTaken) {
 		t.Errorf("acquire in [0, 0]: err = %v, want ErrAllTaken", err)
 	}
-	if _, err := b.Acquire(ctx, -1, NewToken(), ttl); err == nil {
+	if _, err := b.Acquire(ctx, -1, lease.NewToken(), ttl); err == nil {
 		t.Error("acquire with a negative max succeeded")
 	}
 }
 
 func wantLost(t *testing.T, what string, err error, worker int64, taken bool) {
 	t.Helper()
-	var lost *LostError
-	if !errors.As(err, &lost) || !errors.Is(err, ErrLost) {
+	var lost *lease.LostError
+	if !errors.As(err, &lost) || !errors.Is(err, lease.ErrLost) {
 		t.Errorf("%s: err = %v, want *LostError", what, err)
 		return
 	}
@@ -132,7 +133,7 @@ func wantLost(t *testing.T, what string, err error, worker int64, taken bool) {
 
 // testConcurrentAcquire races more claimers than IDs: each ID goes to exactly one, the
 // rest are told every ID is held.
-func testConcurrentAcquire(t *testing.T, b Backend) {
+func testConcurrentAcquire(t *testing.T, b lease.Backend) {
 	const max, claimers = 11, 16
 	var (
 		wg   sync.WaitGroup
@@ -144,13 +145,13 @@ func testConcurrentAcquire(t *testing.T, b Backend) {
 	for range claimers {
 		wg.Go(func() {
 			<-start
-			c, err := b.Acquire(context.Background(), max, NewToken(), time.Minute)
+			c, err := b.Acquire(context.Background(), max, lease.NewToken(), time.Minute)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				got = append(got, c.Worker)
-			case errors.Is(err, ErrAllTaken):
+			case errors.Is(err, lease.ErrAllTaken):
 				full++
 			default:
 				t.Error(err)
@@ -171,11 +172,11 @@ func testConcurrentAcquire(t *testing.T, b Backend) {
 
 // testLowestFree: a released ID in the middle is the next one claimed, before the gap
 // above the highest.
-func testLowestFree(t *testing.T, b Backend) {
+func testLowestFree(t *testing.T, b lease.Backend) {
 	ctx := context.Background()
 	toks := map[int64]string{}
 	for range 5 {
-		tok := NewToken()
+		tok := lease.NewToken()
 		c, err := b.Acquire(ctx, 100, tok, time.Minute)
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +189,7 @@ func testLowestFree(t *testing.T, b Backend) {
 		}
 	}
 	for _, want := range []int64{1, 3, 5, 6} {
-		c, err := b.Acquire(ctx, 100, NewToken(), time.Minute)
+		c, err := b.Acquire(ctx, 100, lease.NewToken(), time.Minute)
 		if err != nil || c.Worker != want {
 			t.Fatalf("acquire = %d, %v; want %d", c.Worker, err, want)
 		}
@@ -199,7 +200,7 @@ func testLowestFree(t *testing.T, b Backend) {
 // in runtime/segment and runtime/idem, and the dialects.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
+		if _, err := lease.NewSQL(nil, lease.Postgres, lease.SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -207,16 +208,16 @@ func TestNewSQL(t *testing.T) {
 		if name == "" {
 			continue // DefaultTable
 		}
-		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-			_, err := NewSQL(nil, d, SQLOptions{Table: name})
-			var te *TableError
-			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+		for _, d := range []lease.Dialect{lease.Postgres, lease.MySQL, lease.SQLite} {
+			_, err := lease.NewSQL(nil, d, lease.SQLOptions{Table: name})
+			var te *lease.TableError
+			if !errors.Is(err, lease.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
-	for _, d := range []Dialect{0, 9} {
-		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
+	for _, d := range []lease.Dialect{0, 9} {
+		if _, err := lease.NewSQL(nil, d, lease.SQLOptions{}); !errors.Is(err, lease.ErrUnknownDialect) {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
@@ -226,24 +227,24 @@ func TestNewSQL(t *testing.T) {
 // arguments they stand for.
 func TestBind(t *testing.T) {
 	const q = "UPDATE t SET a = $2, b = $1 WHERE c = $2 AND d < {now}"
-	pg := bind(Postgres, "t", q)
+	pg := lease.Bind(lease.Postgres, "t", q)
 	if !strings.Contains(pg.Query, "a = $2, b = $1 WHERE c = $2") || pg.Args(1, 2) == nil {
 		t.Errorf("postgres: %q", pg.Query)
 	}
-	lite := bind(SQLite, "t", q)
+	lite := lease.Bind(lease.SQLite, "t", q)
 	if !strings.Contains(lite.Query, "a = ?2, b = ?1 WHERE c = ?2 AND d < CAST(unixepoch('subsec')") {
 		t.Errorf("sqlite: %q", lite.Query)
 	}
-	my := bind(MySQL, "t", q)
+	my := lease.Bind(lease.MySQL, "t", q)
 	if !strings.Contains(my.Query, "a = ?, b = ? WHERE c = ? AND d < FLOOR(") || fmt.Sprint(my.Args("x", "y")) != "[y x y]" {
 		t.Errorf("mysql: %q %v", my.Query, my.Args("x", "y"))
 	}
 }
 
 func TestSchema(t *testing.T) {
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+	for _, d := range []lease.Dialect{lease.Postgres, lease.MySQL, lease.SQLite} {
 		for _, table := range []string{"", "app.leases"} {
-			b, err := NewSQL(nil, d, SQLOptions{Table: table})
+			b, err := lease.NewSQL(nil, d, lease.SQLOptions{Table: table})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,11 +271,11 @@ func TestToMs(t *testing.T) {
 		{time.UnixMilli(1000).Add(time.Microsecond), 1001},
 		{time.UnixMilli(1000).Add(999 * time.Microsecond), 1001},
 	} {
-		if got := toMs(tc.t); got != tc.want {
+		if got := lease.ToMs(tc.t); got != tc.want {
 			t.Errorf("toMs(%v) = %d, want %d", tc.t, got, tc.want)
 		}
 	}
-	if !fromMs(0).IsZero() || !fromMs(1000).Equal(time.UnixMilli(1000)) {
+	if !lease.FromMs(0).IsZero() || !lease.FromMs(1000).Equal(time.UnixMilli(1000)) {
 		t.Error("fromMs")
 	}
 }

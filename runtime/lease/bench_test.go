@@ -1,10 +1,11 @@
-package lease
+package lease_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -13,10 +14,10 @@ import (
 func BenchmarkAcquire(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			be := openT(b, k.setup(b), "bench_acquire")
+		b.Run(k.Name, func(b *testing.B) {
+			be := openT(b, k.Setup(b), "bench_acquire")
 			for b.Loop() {
-				tok := NewToken()
+				tok := lease.NewToken()
 				c, err := be.Acquire(ctx, 1023, tok, time.Minute)
 				if err != nil {
 					b.Fatal(err)
@@ -36,9 +37,9 @@ func BenchmarkAcquire(b *testing.B) {
 func BenchmarkRenew(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			be := openT(b, k.setup(b), "bench_renew")
-			tok := NewToken()
+		b.Run(k.Name, func(b *testing.B) {
+			be := openT(b, k.Setup(b), "bench_renew")
+			tok := lease.NewToken()
 			c, err := be.Acquire(ctx, 1023, tok, time.Minute)
 			if err != nil {
 				b.Fatal(err)
@@ -61,7 +62,7 @@ func BenchmarkNext(b *testing.B) {
 	layout.WorkerBits, layout.SeqBits = 4, 18
 	var opts snowflake.Options
 	b.Run("lease", func(b *testing.B) {
-		l, err := Acquire(context.Background(), newUsedMem(1), Config{Layout: layout, Options: opts, TTL: time.Minute})
+		l, err := lease.Acquire(context.Background(), newUsedMem(1), lease.Config{Layout: layout, Options: opts, TTL: time.Minute})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -32,7 +33,7 @@ func TestCloseRecordsABound(t *testing.T) {
 	layout := snowflake.Classic()
 	layout.Epoch = layout.Epoch.Add(500 * time.Microsecond)
 	spy := &releaseSpy{mem: newUsedMem(8)}
-	l, err := Acquire(context.Background(), spy, Config{Layout: layout, MaxWorker: 7, TTL: time.Second})
+	l, err := lease.Acquire(context.Background(), spy, lease.Config{Layout: layout, MaxWorker: 7, TTL: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,15 @@
 // Package lease hands out snowflake worker IDs across a fleet, from a store the fleet
-// already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine), Redis or a Redis Cluster,
-// or etcd (the module github.com/idgen/idgen/runtime/lease/etcdlease). A process claims
+// already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine), Redis or a Redis Cluster
+// (the package github.com/idgen/idgen/runtime/lease/redislease, so that programs on SQL
+// never link go-redis), or etcd (the module github.com/idgen/idgen/runtime/lease/etcdlease).
+// A process claims
 // the lowest free ID for a TTL, renews it in the background and issues IDs only while the
 // lease is certainly held, so no two processes ever mint IDs under one worker ID at once.
 //
 // # Use
 //
-// Make a [Backend] ([NewSQL] or [NewRedis]) and call [Acquire] with a [Config]; the
+// Make a [Backend] ([NewSQL], redislease.New or etcdlease.New) and call [Acquire] with a
+// [Config]; the
 // returned [*Lease] issues IDs with Next, NextContext, NextN and NextInt64, and Close
 // releases the ID on shutdown:
 //
@@ -106,19 +109,16 @@
 // MySQL and MariaDB: the same columns in BIGINT and VARCHAR(64), ENGINE=InnoDB. SQLite:
 // worker_id INTEGER NOT NULL PRIMARY KEY, holder TEXT, the others INTEGER. Times are Unix
 // milliseconds: expires_ms and prev_expires_ms of the database's clock, last_ms of the
-// holder's generator. The Redis backend keeps three hashes keyed by worker ID, under a
-// prefix (default "idgen:lease:"): holder, expires and last. Each script touches all
-// three, so on Redis Cluster the prefix carries a hash tag ([DefaultClusterPrefix],
-// "{idgen:lease}:", or the caller's; [NewRedis] refuses one without it with a
-// [*PrefixError]) and a fleet's leases live on one master.
+// holder's generator. The Redis backend keeps three hashes keyed by worker ID (holder,
+// expires and last), hash-tagged on Redis Cluster; package redislease's doc has them.
 //
 // # Limits
 //
 //   - The store must not forget: a Redis without persistence, or a failover to a replica
-//     that missed the latest writes, can hand out an ID still in use. [NewRedis] refuses a
-//     server without the append-only file (INFO persistence: aof_enabled:1; RDB snapshots
-//     alone lose the writes since the last one), or one that refuses INFO, with a
-//     [*NotPersistentError] unless [RedisOptions.AllowNoPersistence] is set; on a
+//     that missed the latest writes, can hand out an ID still in use. redislease.New
+//     refuses a server without the append-only file (INFO persistence: aof_enabled:1; RDB
+//     snapshots alone lose the writes since the last one), or one that refuses INFO, with
+//     a redislease.NotPersistentError unless its Options.AllowNoPersistence is set; on a
 //     *redis.ClusterClient it checks every master. Replica failover is not checked.
 //   - A store that forgets everything is covered by the wait above; one that forgets only
 //     the latest writes is not: a failover to a replica that missed them, or a restore

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/lease"
@@ -83,27 +82,4 @@ func Example() {
 	// true lease: every worker ID in [0, 1] is held
 	// c issues as worker 0 after a's last ID: true
 	// true lease: worker ID 0 not held: lease: closed
-}
-
-// A backend on Redis: NewRedis refuses a server that may forget its keys (the AOF off)
-// with a *NotPersistentError, since a forgotten lease is handed to a second holder.
-func ExampleNewRedis() {
-	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-	defer client.Close()
-	backend, err := lease.NewRedis(ctx, client, lease.RedisOptions{}) // hashes idgen:lease:*
-	var npe *lease.NotPersistentError
-	if errors.As(err, &npe) {
-		fmt.Println("refused:", npe.Addr, npe.Reason)
-		return
-	}
-	if err != nil {
-		panic(err)
-	}
-	l, err := lease.Acquire(ctx, backend, lease.Config{Layout: snowflake.Classic()})
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close(ctx)
-	fmt.Println(l.Next())
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lease
+package lease_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -139,23 +140,23 @@ func TestProcessesStoreForgets(t *testing.T) {
 func testForget(t *testing.T, ns string) (notExercised string) {
 	srv := startRedis(t)
 	defer srv.kill()
-	tg := target{Kind: "redis", DSN: srv.dsn(), Prefix: "idgen_test:lease:"}
+	tg := leasefleet.Target{Kind: "redis", DSN: srv.dsn(), Prefix: "idgen_test:lease:"}
 	const (
 		ttl       = time.Second
 		maxWorker = 15
 		procs     = 6
 	)
 	dir := t.TempDir()
-	var all []*proc
+	var all []*leasefleet.Proc
 	defer func() {
 		for _, p := range all {
-			p.stop()
+			p.Stop()
 		}
 	}()
-	spawn := func(name, goFile string) *proc {
-		p := start(t, "fleet", name, childSpec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Go: goFile,
+	spawn := func(name, goFile string) *leasefleet.Proc {
+		p := leasefleet.Start(t, "fleet", name, leasefleet.Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Go: goFile,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
-		p.run(t)
+		p.Run(t)
 		all = append(all, p)
 		return p
 	}
@@ -167,19 +168,19 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 	fleet := all[:procs]
 	// The store is new: every first claim is fresh and waits a TTL before its first ID.
 	for _, p := range fleet {
-		p.waitEvent(t, "first", 1, 20*time.Second)
+		p.WaitEvent(t, "first", 1, 20*time.Second)
 	}
 	t0 := time.Now()
-	sleepUntil(t0.Add(ttl))
+	leasefleet.SleepUntil(t0.Add(ttl))
 	lossAt := srv.restart(t)
 	back := time.Now()
 	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	acquiredBefore := map[*proc]int{}
+	acquiredBefore := map[*leasefleet.Proc]int{}
 	for _, p := range fleet {
-		for _, e := range p.events("acquired") {
-			if e.at().Before(lossAt) {
+		for _, e := range p.Events("acquired") {
+			if e.At().Before(lossAt) {
 				acquiredBefore[p]++
 			}
 		}
@@ -187,29 +188,29 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 	// Every process loses its lease (its record is gone, or the newcomer's now) and
 	// claims again, fresh; then each issues for a second more.
 	for _, p := range all {
-		p.waitEvent(t, "acquired", acquiredBefore[p]+1, 20*time.Second)
+		p.WaitEvent(t, "acquired", acquiredBefore[p]+1, 20*time.Second)
 	}
-	sleepUntil(time.Now().Add(ttl + time.Second))
+	leasefleet.SleepUntil(time.Now().Add(ttl + time.Second))
 	for _, p := range all {
-		p.signal(t, syscall.SIGTERM)
+		p.Signal(t, syscall.SIGTERM)
 	}
 	for _, p := range all {
 		select {
-		case <-p.exited:
+		case <-p.Exited:
 		case <-time.After(15 * time.Second):
-			t.Fatalf("%s did not exit", p.name)
+			t.Fatalf("%s did not exit", p.Name)
 		}
-		if p.err != nil {
-			t.Errorf("%s: %v; stderr:\n%s", p.name, p.err, p.stderr.String())
+		if p.Err != nil {
+			t.Errorf("%s: %v; stderr:\n%s", p.Name, p.Err, p.Stderr.String())
 		}
-		for _, e := range p.events("error") {
-			t.Errorf("%s logged an error: %s", p.name, e.f["err"])
+		for _, e := range p.Events("error") {
+			t.Errorf("%s logged an error: %s", p.Name, e.F["err"])
 		}
 	}
 	t.Logf("redis-server killed at +%v and answering again at +%v (a TTL after the fleet's first IDs)",
 		lossAt.Sub(t0).Round(time.Millisecond), back.Sub(t0).Round(time.Millisecond))
 
-	idsOf := checkIDs(t, all, maxWorker)
+	idsOf := leasefleet.CheckIDs(t, all, maxWorker)
 
 	// Every fresh claim waited: its After is its lease's end (no drift, no skew in the
 	// workers), one TTL after the claim; nothing was issued under it stamped between the
@@ -220,55 +221,55 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 	for _, p := range all {
 		if p != newcomer {
 			lostAfter := false
-			for _, e := range p.events("lost") {
-				lostAfter = lostAfter || !e.at().Before(lossAt)
+			for _, e := range p.Events("lost") {
+				lostAfter = lostAfter || !e.At().Before(lossAt)
 			}
 			if !lostAfter {
-				t.Errorf("%s logged no loss after the restart; events: %v", p.name, p.events(""))
+				t.Errorf("%s logged no loss after the restart; events: %v", p.Name, p.Events(""))
 			}
 		}
-		for _, a := range p.events("acquired") {
-			if a.f["fresh"] != "true" {
-				if !a.at().Before(lossAt) {
-					t.Errorf("%s: claim at +%v after the store was emptied is not fresh", p.name, a.at().Sub(t0).Round(time.Millisecond))
+		for _, a := range p.Events("acquired") {
+			if a.F["fresh"] != "true" {
+				if !a.At().Before(lossAt) {
+					t.Errorf("%s: claim at +%v after the store was emptied is not fresh", p.Name, a.At().Sub(t0).Round(time.Millisecond))
 				}
 				continue
 			}
-			w, at, after := a.int("worker"), a.at(), time.Unix(0, a.int("after"))
-			took := time.Duration(a.int("took"))
+			w, at, after := a.Int("worker"), a.At(), time.Unix(0, a.Int("after"))
+			took := time.Duration(a.Int("took"))
 			// The store's clock is this machine's: the claim happened during the call.
 			if claim := after.Add(-ttl); claim.Before(at.Add(-took-2*time.Millisecond)) || claim.After(at.Add(time.Millisecond)) {
 				t.Errorf("%s: fresh claim of worker %d logged at +%v (call took %v) has After +%v, not a TTL after the claim",
-					p.name, w, at.Sub(t0).Round(time.Millisecond), took, after.Sub(t0).Round(time.Millisecond))
+					p.Name, w, at.Sub(t0).Round(time.Millisecond), took, after.Sub(t0).Round(time.Millisecond))
 			}
-			var first *issued
+			var first *leasefleet.Issued
 			early := 0
 			for i, x := range idsOf[p] {
-				parts, _ := layout.Decode(x.id)
+				parts, _ := layout.Decode(x.ID)
 				if parts.Worker != w {
 					continue
 				}
-				made, _ := layout.Time(x.id)
+				made, _ := layout.Time(x.ID)
 				if made.After(at) && !made.After(after) {
 					early++
 				}
-				if parts.Tick > layout.Tick(after) && (first == nil || x.id < first.id) {
+				if parts.Tick > layout.Tick(after) && (first == nil || x.ID < first.ID) {
 					first = &idsOf[p][i]
 				}
 			}
 			if early > 0 {
-				t.Errorf("%s: %d IDs of worker %d stamped between its fresh claim and After", p.name, early, w)
+				t.Errorf("%s: %d IDs of worker %d stamped between its fresh claim and After", p.Name, early, w)
 			}
 			if first == nil {
 				if !at.Before(lossAt) {
-					t.Errorf("%s issued nothing after its fresh claim of worker %d", p.name, w)
+					t.Errorf("%s issued nothing after its fresh claim of worker %d", p.Name, w)
 				}
 				continue
 			}
-			made, _ := layout.Time(first.id)
-			if first.returned.Before(after) || !made.After(after) {
+			made, _ := layout.Time(first.ID)
+			if first.Returned.Before(after) || !made.After(after) {
 				t.Errorf("%s: first ID of worker %d after its fresh claim returned at %v, stamped %v; want both after After %v",
-					p.name, w, first.returned, made, after)
+					p.Name, w, first.Returned, made, after)
 			}
 			when := "first claim"
 			if !at.Before(lossAt) {
@@ -276,8 +277,8 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 				freshAfterLoss++
 			}
 			t.Logf("%-8s %s of worker %d at +%v: After = claim + %v; first ID returned %v after the claim, stamped %v after After",
-				p.name, when, w, at.Sub(t0).Round(time.Millisecond), after.Sub(at.Add(-took)).Round(time.Millisecond),
-				first.returned.Sub(at).Round(time.Millisecond), made.Sub(after))
+				p.Name, when, w, at.Sub(t0).Round(time.Millisecond), after.Sub(at.Add(-took)).Round(time.Millisecond),
+				first.Returned.Sub(at).Round(time.Millisecond), made.Sub(after))
 		}
 	}
 	if freshAfterLoss < len(all) {
@@ -286,13 +287,13 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 
 	// The overlap: another process still returned IDs of the newcomer's worker ID after
 	// the newcomer claimed it (what issued duplicates before claims waited).
-	na := newcomer.waitEvent(t, "acquired", 1, 0)
-	nw, nat := na.int("worker"), na.at()
+	na := newcomer.WaitEvent(t, "acquired", 1, 0)
+	nw, nat := na.Int("worker"), na.At()
 	overlap, holder := time.Duration(0), ""
 	for _, p := range fleet {
 		for _, x := range idsOf[p] {
-			if parts, _ := layout.Decode(x.id); parts.Worker == nw && x.returned.Sub(nat) > overlap {
-				overlap, holder = x.returned.Sub(nat), p.name
+			if parts, _ := layout.Decode(x.ID); parts.Worker == nw && x.Returned.Sub(nat) > overlap {
+				overlap, holder = x.Returned.Sub(nat), p.Name
 			}
 		}
 	}

@@ -1,9 +1,8 @@
 //go:build unix
 
-package lease
+package lease_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
 )
 
 // TestFreshDatabase: eight processes start together on a new database (no table yet) and
@@ -21,14 +21,12 @@ import (
 func TestFreshDatabase(t *testing.T) {
 	const procs, rounds = 8, 3
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			for round := range rounds {
 				t.Run(fmt.Sprint(round), func(t *testing.T) {
-					tg := k.setup(t)
-					js, _ := json.Marshal(childSpec{Target: tg, NS: "fresh", TTL: 10 * time.Second, Max: 15})
-					g := testproc.Start(t, procs, func(int) []string {
-						return []string{childEnv + "=first", specEnv + "=" + string(js)}
-					})
+					tg := k.Setup(t)
+					env := leasefleet.Env("first", leasefleet.Spec{Target: tg, NS: "fresh", TTL: 10 * time.Second, Max: 15})
+					g := testproc.Start(t, procs, func(int) []string { return env })
 					g.Release()
 					workers := map[int64]int{}
 					for i := range procs {
@@ -52,7 +50,7 @@ func TestFreshDatabase(t *testing.T) {
 							t.Errorf("worker ID %d held by %d processes", w, n)
 						}
 					}
-					t.Logf("%d processes at once on a new %s database: %d failed, worker IDs %v", procs, k.name, failed, slices.Sorted(maps.Keys(workers)))
+					t.Logf("%d processes at once on a new %s database: %d failed, worker IDs %v", procs, k.Name, failed, slices.Sorted(maps.Keys(workers)))
 				})
 			}
 		})

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/snowflake/snowflaketest"
 )
@@ -18,20 +19,20 @@ import (
 // Renewals run on the real clock, and the gate's deadline (a time on the generator's
 // clock) moves only with them: a test that moves the manual clock past a fresh claim's
 // wait, longer than the TTL, renews by hand (renewed).
-func manualMem(t *testing.T) (*mem, *snowflaketest.Clock, Config) {
+func manualMem(t *testing.T) (*mem, *snowflaketest.Clock, lease.Config) {
 	t.Helper()
 	clock := snowflaketest.NewClock(time.Now().Truncate(time.Millisecond))
 	m := newMem()
 	m.now = clock.Now
-	cfg := Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 10 * time.Second}
+	cfg := lease.Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 10 * time.Second}
 	cfg.Options.Clock = clock
 	return m, clock, cfg
 }
 
 // renewed moves l's deadline to the manual clock's now plus d, as the renewals during a
 // fresh claim's wait would on a real clock.
-func renewed(l *Lease, clock *snowflaketest.Clock, d time.Duration) {
-	l.cur.Load().gate.OpenUntil(clock.Now().Add(d))
+func renewed(l *lease.Lease, clock *snowflaketest.Clock, d time.Duration) {
+	lease.OpenGateUntil(l, clock.Now().Add(d))
 }
 
 // TestFreshClaimWaits: a claim that finds no record issues nothing until the new lease's
@@ -72,12 +73,12 @@ func TestFreshClaimWaits(t *testing.T) {
 			ev := newEvents()
 			cfg.Options, cfg.Skew, cfg.OnEvent = tc.opts, tc.skew, ev.add
 			cfg.Options.Clock = clock
-			l, err := Acquire(ctx, m, cfg)
+			l, err := lease.Acquire(ctx, m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer l.Close(ctx)
-			a := ev.wait(t, Acquired, time.Second)
+			a := ev.wait(t, lease.Acquired, time.Second)
 			if a.Fresh != tc.fresh || !a.After.Equal(claimed.Add(tc.after)) {
 				t.Errorf("acquired: fresh %v, After claim%+v; want fresh %v, After claim%+v", a.Fresh, a.After.Sub(claimed), tc.fresh, tc.after)
 			}
@@ -107,7 +108,7 @@ func TestFreshClaimBlocks(t *testing.T) {
 	ctx := context.Background()
 	m, clock, cfg := manualMem(t)
 	claimed := clock.Now()
-	l, err := Acquire(ctx, m, cfg)
+	l, err := lease.Acquire(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestFreshClaimBlocks(t *testing.T) {
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := l.NextContext(cctx); !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotHeld) {
+	if _, err := l.NextContext(cctx); !errors.Is(err, context.Canceled) || errors.Is(err, lease.ErrNotHeld) {
 		t.Errorf("NextContext with a cancelled context during the wait: %v", err)
 	}
 
@@ -163,7 +164,7 @@ func TestRenewFindsNoRecord(t *testing.T) {
 	ctx := context.Background()
 	m, ev := newUsedMem(8), newEvents()
 	var (
-		lp              atomic.Pointer[Lease]
+		lp              atomic.Pointer[lease.Lease]
 		lostAt          time.Time
 		lostDeadline    time.Time
 		nextErr         error
@@ -171,33 +172,33 @@ func TestRenewFindsNoRecord(t *testing.T) {
 	)
 	cfg := testConfig(ev)
 	cfg.TTL = 1200 * time.Millisecond // renewals every 400 ms, deadlines 1,080 ms after
-	cfg.OnEvent = func(e Event) {
-		if e.Kind == Lost && !nextWhenLostSet {
+	cfg.OnEvent = func(e lease.Event) {
+		if e.Kind == lease.Lost && !nextWhenLostSet {
 			// Called by the Lease after it ended the term and before it claims again.
 			lostAt, lostDeadline, nextWhenLostSet = time.Now(), ev.deadline(), true
 			_, nextErr = lp.Load().Next()
 		}
 		ev.add(e)
 	}
-	l, err := Acquire(ctx, m, cfg)
+	l, err := lease.Acquire(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lp.Store(l)
 	defer l.Close(ctx)
-	if a := ev.wait(t, Acquired, time.Second); a.Fresh {
+	if a := ev.wait(t, lease.Acquired, time.Second); a.Fresh {
 		t.Fatalf("first claim fresh on a used store: %+v", a)
 	}
 	if _, err := l.Next(); err != nil {
 		t.Fatal(err)
 	}
 	m.forget()
-	lost := ev.wait(t, Lost, 5*time.Second)
-	var le *LostError
+	lost := ev.wait(t, lease.Lost, 5*time.Second)
+	var le *lease.LostError
 	if !errors.As(lost.Err, &le) || le.Taken || !le.Expired.IsZero() || le.Worker != 0 {
 		t.Errorf("lost event %+v, want a *LostError for worker 0 with no lease recorded", lost)
 	}
-	var nh *NotHeldError
+	var nh *lease.NotHeldError
 	if !errors.As(nextErr, &nh) || !errors.As(nextErr, &le) || le.Taken {
 		t.Errorf("Next when the loss was reported: %v, want a *NotHeldError wrapping the *LostError", nextErr)
 	}
@@ -206,7 +207,7 @@ func TestRenewFindsNoRecord(t *testing.T) {
 	}
 	t.Logf("gate closed %v before the deadline", lostDeadline.Sub(lostAt).Round(time.Millisecond))
 
-	a := ev.wait(t, Acquired, 5*time.Second)
+	a := ev.wait(t, lease.Acquired, 5*time.Second)
 	if !a.Fresh || a.Worker != 0 {
 		t.Errorf("claim after the loss: %+v, want worker 0, fresh", a)
 	}
@@ -224,7 +225,7 @@ func TestRenewFindsNoRecord(t *testing.T) {
 func TestCloseEndsFreshWait(t *testing.T) {
 	ctx := context.Background()
 	m, clock, cfg := manualMem(t)
-	l, err := Acquire(ctx, m, cfg)
+	l, err := lease.Acquire(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestCloseEndsFreshWait(t *testing.T) {
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; !errors.Is(err, ErrNotHeld) || !errors.Is(err, ErrClosed) {
+	if err := <-done; !errors.Is(err, lease.ErrNotHeld) || !errors.Is(err, lease.ErrClosed) {
 		t.Errorf("Next waiting when Close ran: %v, want a *NotHeldError wrapping ErrClosed", err)
 	}
 }

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -14,55 +14,45 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
+	"github.com/idgen/idgen/runtime/lease/redislease"
 )
-
-// target says where a backend lives, in a form a child process can be handed: the kind
-// of store, its DSN, and for Redis the key prefix of this test run.
-type target struct {
-	Kind   string // sqlite, postgres, mysql, redis, rediscluster (DSN: comma-separated addresses)
-	DSN    string
-	Prefix string
-	// Persistent says the server keeps its data (a test's own with the AOF on): the
-	// store is made without AllowNoPersistence. The machine's shared Redis keeps nothing
-	// on disk, and tests on it opt in: nothing they store outlives them.
-	Persistent bool
-}
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
 // their variable is set.
-var kinds = []struct {
-	name  string
-	setup func(t testing.TB) target
-}{
-	{"sqlite", func(t testing.TB) target { return target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)} }},
-	{"postgres", func(t testing.TB) target {
-		return target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
+var kinds = []leasefleet.Kind{
+	{Name: "sqlite", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)}
 	}},
-	{"mysql", func(t testing.TB) target {
-		return target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	{Name: "postgres", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
 	}},
-	{"redis", setupRedis},
-	{"rediscluster", func(t testing.TB) target {
+	{Name: "mysql", Setup: func(t testing.TB) leasefleet.Target {
+		return leasefleet.Target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	}},
+	{Name: "redis", Setup: setupRedis},
+	{Name: "rediscluster", Setup: func(t testing.TB) leasefleet.Target {
 		addrs, prefix := testdb.RedisCluster(t, "lease")
-		return target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
+		return leasefleet.Target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
 	}},
 }
 
 // setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
 // (testdb.Redis).
-func setupRedis(t testing.TB) target {
+func setupRedis(t testing.TB) leasefleet.Target {
 	t.Helper()
 	dsn, prefix := testdb.Redis(t, "lease")
-	return target{Kind: "redis", DSN: dsn, Prefix: prefix}
+	return leasefleet.Target{Kind: "redis", DSN: dsn, Prefix: prefix}
 }
 
 // open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
 // what closes its connections.
-func open(tg target, ns string) (Backend, io.Closer, error) {
+func open(tg leasefleet.Target, ns string) (lease.Backend, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		// The hash tag keeps the three hashes in one slot.
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
-		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: "{" + tg.Prefix + ns + "}:", AllowNoPersistence: !tg.Persistent})
+		b, err := redislease.New(context.Background(), c, redislease.Options{Prefix: "{" + tg.Prefix + ns + "}:", AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -75,14 +65,14 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		b, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
+		b, err := redislease.New(context.Background(), c, redislease.Options{Prefix: tg.Prefix + ns + ":", AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
 		}
 		return b, c, nil
 	}
-	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]lease.Dialect{"sqlite": lease.SQLite, "postgres": lease.Postgres, "mysql": lease.MySQL}[tg.Kind]
 	if driver == "" {
 		return nil, nil, fmt.Errorf("unknown backend kind %q", tg.Kind)
 	}
@@ -91,7 +81,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(4)
-	b, err := NewSQL(db, dialect, SQLOptions{Table: "lease_" + ns})
+	b, err := lease.NewSQL(db, dialect, lease.SQLOptions{Table: "lease_" + ns})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -100,7 +90,7 @@ func open(tg target, ns string) (Backend, io.Closer, error) {
 }
 
 // openT is open for a test, closing the connections when it ends.
-func openT(t testing.TB, tg target, ns string) Backend {
+func openT(t testing.TB, tg leasefleet.Target, ns string) lease.Backend {
 	t.Helper()
 	b, c, err := open(tg, ns)
 	if err != nil {

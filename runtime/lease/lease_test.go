@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -43,7 +44,7 @@ func newUsedMem(n int) *mem {
 	return m
 }
 
-func (m *mem) Acquire(_ context.Context, max int64, token string, ttl time.Duration) (Claim, error) {
+func (m *mem) Acquire(_ context.Context, max int64, token string, ttl time.Duration) (lease.Claim, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -51,15 +52,15 @@ func (m *mem) Acquire(_ context.Context, max int64, token string, ttl time.Durat
 		r := m.rows[w]
 		if r == nil {
 			m.rows[w] = &memRow{holder: token, expires: now.Add(ttl)}
-			return Claim{Worker: w, Fresh: true, Expires: now.Add(ttl)}, nil
+			return lease.Claim{Worker: w, Fresh: true, Expires: now.Add(ttl)}, nil
 		}
 		if !r.expires.After(now) {
-			c := Claim{Worker: w, Last: r.last, Prev: r.expires, Expires: now.Add(ttl)}
+			c := lease.Claim{Worker: w, Last: r.last, Prev: r.expires, Expires: now.Add(ttl)}
 			r.holder, r.expires, r.prevEx = token, now.Add(ttl), r.expires
 			return c, nil
 		}
 	}
-	return Claim{}, &AllTakenError{Max: max}
+	return lease.Claim{}, &lease.AllTakenError{Max: max}
 }
 
 func (m *mem) Renew(_ context.Context, w int64, token string, ttl time.Duration, last time.Time) error {
@@ -76,11 +77,11 @@ func (m *mem) Renew(_ context.Context, w int64, token string, ttl time.Duration,
 	r := m.rows[w]
 	switch {
 	case r == nil:
-		return &LostError{Worker: w}
+		return &lease.LostError{Worker: w}
 	case r.holder != token:
-		return &LostError{Worker: w, Taken: true}
+		return &lease.LostError{Worker: w, Taken: true}
 	case !r.expires.After(now):
-		return &LostError{Worker: w, Expired: r.expires}
+		return &lease.LostError{Worker: w, Expired: r.expires}
 	}
 	r.expires = now.Add(ttl)
 	if last.After(r.last) {
@@ -94,7 +95,7 @@ func (m *mem) Release(_ context.Context, w int64, token string, last time.Time) 
 	defer m.mu.Unlock()
 	r := m.rows[w]
 	if r == nil || r.holder != token {
-		return &LostError{Worker: w, Taken: r != nil}
+		return &lease.LostError{Worker: w, Taken: r != nil}
 	}
 	if now := m.now(); r.expires.After(now) {
 		r.expires = now
@@ -128,13 +129,13 @@ func (m *mem) row(w int64) memRow {
 // events collects a Lease's events for a test.
 type events struct {
 	mu  sync.Mutex
-	all []Event
-	ch  chan Event
+	all []lease.Event
+	ch  chan lease.Event
 }
 
-func newEvents() *events { return &events{ch: make(chan Event, 1000)} }
+func newEvents() *events { return &events{ch: make(chan lease.Event, 1000)} }
 
-func (e *events) add(ev Event) {
+func (e *events) add(ev lease.Event) {
 	e.mu.Lock()
 	e.all = append(e.all, ev)
 	e.mu.Unlock()
@@ -150,7 +151,7 @@ func (e *events) deadline() time.Time {
 	defer e.mu.Unlock()
 	var d time.Time
 	for _, ev := range e.all {
-		if (ev.Kind == Acquired || ev.Kind == Renewed) && ev.Deadline.After(d) {
+		if (ev.Kind == lease.Acquired || ev.Kind == lease.Renewed) && ev.Deadline.After(d) {
 			d = ev.Deadline
 		}
 	}
@@ -158,7 +159,7 @@ func (e *events) deadline() time.Time {
 }
 
 // wait returns the next event of kind k, failing the test after timeout.
-func (e *events) wait(t *testing.T, k EventKind, timeout time.Duration) Event {
+func (e *events) wait(t *testing.T, k lease.EventKind, timeout time.Duration) lease.Event {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {
@@ -173,18 +174,18 @@ func (e *events) wait(t *testing.T, k EventKind, timeout time.Duration) Event {
 	}
 }
 
-func testConfig(ev *events) Config {
-	return Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 300 * time.Millisecond, OnEvent: ev.add}
+func testConfig(ev *events) lease.Config {
+	return lease.Config{Layout: snowflake.Classic(), MaxWorker: 7, TTL: 300 * time.Millisecond, OnEvent: ev.add}
 }
 
 func TestLeaseIssuesAndReleases(t *testing.T) {
 	ctx := context.Background()
 	m, ev := newMem(), newEvents()
-	l, err := Acquire(ctx, m, testConfig(ev))
+	l, err := lease.Acquire(ctx, m, testConfig(ev))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := ev.wait(t, Acquired, time.Second)
+	a := ev.wait(t, lease.Acquired, time.Second)
 	// The store is new: the first claim issues nothing until the end of its lease (no
 	// drift, no skew), by when any holder a store that forgot could have had has stopped.
 	if end := m.row(0).expires; a.Worker != 0 || !a.Fresh || !a.After.Equal(end) {
@@ -243,25 +244,25 @@ func TestLeaseIssuesAndReleases(t *testing.T) {
 	if err := l.Close(ctx); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	ev.wait(t, Released, time.Second)
+	ev.wait(t, lease.Released, time.Second)
 	lastTime, _ := snowflake.Classic().Time(last)
 	if r := m.row(0); r.last.Before(lastTime) || r.expires.After(time.Now()) {
 		t.Errorf("after Close the store has last %v (last ID at %v) and expiry %v", r.last, lastTime, r.expires)
 	}
 	_, err = l.Next()
-	var nh *NotHeldError
-	if !errors.As(err, &nh) || !errors.Is(err, ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed) || !errors.Is(err, ErrClosed) {
+	var nh *lease.NotHeldError
+	if !errors.As(err, &nh) || !errors.Is(err, lease.ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed) || !errors.Is(err, lease.ErrClosed) {
 		t.Fatalf("Next after Close: %v", err)
 	}
 	if got, want := err.Error(), "lease: worker ID 0 not held: lease: closed"; got != want {
 		t.Errorf("error = %q, want %q", got, want)
 	}
-	if _, err := l.WorkerID(ctx); !errors.Is(err, ErrNotHeld) {
+	if _, err := l.WorkerID(ctx); !errors.Is(err, lease.ErrNotHeld) {
 		t.Errorf("WorkerID after Close: %v", err)
 	}
 
 	// The next holder of worker 0 starts after the last ID.
-	l2, err := Acquire(ctx, m, testConfig(ev))
+	l2, err := lease.Acquire(ctx, m, testConfig(ev))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,12 +284,12 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 	m, ev := newUsedMem(8), newEvents()
 	cfg := testConfig(ev)
 	cfg.Margin = 100 * time.Millisecond
-	l, err := Acquire(ctx, m, cfg)
+	l, err := lease.Acquire(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close(ctx)
-	ev.wait(t, Renewed, time.Second)
+	ev.wait(t, lease.Renewed, time.Second)
 	m.down.Store(true)
 	var (
 		first time.Time
@@ -298,7 +299,7 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 		id, err := l.Next()
 		if err != nil {
 			first = time.Now()
-			if !errors.Is(err, ErrNotHeld) || err.Error() != "lease: worker ID 0 not held: renewal overdue" {
+			if !errors.Is(err, lease.ErrNotHeld) || err.Error() != "lease: worker ID 0 not held: renewal overdue" {
 				t.Fatalf("err = %v", err)
 			}
 			break
@@ -316,15 +317,15 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 	if first.Before(d) {
 		t.Errorf("stopped %v before the deadline", d.Sub(first))
 	}
-	if _, err := l.Next(); !errors.Is(err, ErrNotHeld) {
+	if _, err := l.Next(); !errors.Is(err, lease.ErrNotHeld) {
 		t.Errorf("Next after the first refusal: %v", err)
 	}
-	ev.wait(t, RenewFailed, time.Second)
+	ev.wait(t, lease.RenewFailed, time.Second)
 
 	// The store comes back before anyone takes the ID: the lease was never lost, the
 	// next renewal reopens the same generator.
 	m.down.Store(false)
-	ev.wait(t, Renewed, time.Second)
+	ev.wait(t, lease.Renewed, time.Second)
 	if _, err := l.Next(); err != nil {
 		t.Fatalf("Next after the store came back: %v", err)
 	}
@@ -335,12 +336,12 @@ func TestGateClosesBeforeExpiry(t *testing.T) {
 func TestLostReacquires(t *testing.T) {
 	ctx := context.Background()
 	m, ev := newUsedMem(8), newEvents()
-	other, err := Acquire(ctx, m, testConfig(newEvents()))
+	other, err := lease.Acquire(ctx, m, testConfig(newEvents()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close(ctx)
-	l, err := Acquire(ctx, m, testConfig(ev))
+	l, err := lease.Acquire(ctx, m, testConfig(ev))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestLostReacquires(t *testing.T) {
 			for !stop.Load() {
 				id, err := l.Next()
 				if err != nil {
-					var nh *NotHeldError
+					var nh *lease.NotHeldError
 					if !errors.As(err, &nh) {
 						t.Error(err)
 						return
@@ -396,11 +397,11 @@ func TestLostReacquires(t *testing.T) {
 	}
 	issuedBy(1)
 	m.steal(1, time.Hour)
-	lost := ev.wait(t, Lost, time.Second)
-	if !errors.Is(lost.Err, ErrLost) || lost.Worker != 1 {
+	lost := ev.wait(t, lease.Lost, time.Second)
+	if !errors.Is(lost.Err, lease.ErrLost) || lost.Worker != 1 {
 		t.Errorf("lost event %+v", lost)
 	}
-	a := ev.wait(t, Acquired, time.Second)
+	a := ev.wait(t, lease.Acquired, time.Second)
 	if a.Worker != 2 {
 		t.Errorf("reacquired worker %d, want 2 (0 and 1 are held)", a.Worker)
 	}
@@ -441,12 +442,12 @@ func TestAfter(t *testing.T) {
 			cfg.TTL = 3 * time.Second
 			cfg.Options, cfg.Skew = tc.opts, tc.skew
 			cfg.Options.MaxWait = 5 * time.Second
-			l, err := Acquire(ctx, m, cfg)
+			l, err := lease.Acquire(ctx, m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer l.Close(ctx)
-			a := ev.wait(t, Acquired, time.Second)
+			a := ev.wait(t, lease.Acquired, time.Second)
 			if !a.After.Equal(tc.want) {
 				t.Errorf("After = %v, want %v", a.After, tc.want)
 			}
@@ -470,14 +471,14 @@ func TestRollbackFailReported(t *testing.T) {
 	m.rows[0] = &memRow{holder: "old", expires: time.Now().Add(-time.Second), last: time.Now().Add(time.Hour)}
 	cfg := testConfig(newEvents())
 	cfg.Options.Rollback = snowflake.RollbackFail
-	l, err := Acquire(ctx, m, cfg)
+	l, err := lease.Acquire(ctx, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close(ctx)
 	_, err = l.Next()
 	var cb *snowflake.ClockBehindError
-	if !errors.As(err, &cb) || errors.Is(err, ErrNotHeld) || cb.Behind < 59*time.Minute {
+	if !errors.As(err, &cb) || errors.Is(err, lease.ErrNotHeld) || cb.Behind < 59*time.Minute {
 		t.Errorf("err = %v, want a ClockBehindError of about an hour", err)
 	}
 }
@@ -488,14 +489,14 @@ func TestAllTaken(t *testing.T) {
 	cfg := testConfig(newEvents())
 	cfg.MaxWorker = 1
 	for range 2 {
-		l, err := Acquire(ctx, m, cfg)
+		l, err := lease.Acquire(ctx, m, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close(ctx)
 	}
-	_, err := Acquire(ctx, m, cfg)
-	var all *AllTakenError
+	_, err := lease.Acquire(ctx, m, cfg)
+	var all *lease.AllTakenError
 	if !errors.As(err, &all) || all.Max != 1 {
 		t.Errorf("third Acquire in [0, 1]: %v", err)
 	}
@@ -506,25 +507,25 @@ func TestConfigErrors(t *testing.T) {
 	bad.TimeBits = 50
 	for _, tc := range []struct {
 		name string
-		cfg  Config
-		b    Backend
+		cfg  lease.Config
+		b    lease.Backend
 	}{
-		{"nil backend", Config{Layout: snowflake.Classic()}, nil},
-		{"bad layout", Config{Layout: bad}, newMem()},
-		{"gate set", Config{Layout: snowflake.Classic(), Options: snowflake.Options{Gate: new(snowflake.Gate)}}, newMem()},
-		{"after set", Config{Layout: snowflake.Classic(), Options: snowflake.Options{After: time.Now()}}, newMem()},
-		{"max worker too big", Config{Layout: snowflake.Classic(), MaxWorker: 1024}, newMem()},
-		{"max worker negative", Config{Layout: snowflake.Classic(), MaxWorker: -1}, newMem()},
-		{"ttl too short", Config{Layout: snowflake.Classic(), TTL: time.Millisecond}, newMem()},
-		{"margin too big", Config{Layout: snowflake.Classic(), TTL: time.Second, Margin: 600 * time.Millisecond}, newMem()},
-		{"negative skew", Config{Layout: snowflake.Classic(), Skew: -time.Second}, newMem()},
+		{"nil backend", lease.Config{Layout: snowflake.Classic()}, nil},
+		{"bad layout", lease.Config{Layout: bad}, newMem()},
+		{"gate set", lease.Config{Layout: snowflake.Classic(), Options: snowflake.Options{Gate: new(snowflake.Gate)}}, newMem()},
+		{"after set", lease.Config{Layout: snowflake.Classic(), Options: snowflake.Options{After: time.Now()}}, newMem()},
+		{"max worker too big", lease.Config{Layout: snowflake.Classic(), MaxWorker: 1024}, newMem()},
+		{"max worker negative", lease.Config{Layout: snowflake.Classic(), MaxWorker: -1}, newMem()},
+		{"ttl too short", lease.Config{Layout: snowflake.Classic(), TTL: time.Millisecond}, newMem()},
+		{"margin too big", lease.Config{Layout: snowflake.Classic(), TTL: time.Second, Margin: 600 * time.Millisecond}, newMem()},
+		{"negative skew", lease.Config{Layout: snowflake.Classic(), Skew: -time.Second}, newMem()},
 		// Deadlines as little as TTL - TTL/3 - Margin = 570 ms ahead of the clock.
-		{"drift beyond the deadline", Config{Layout: snowflake.Classic(), TTL: time.Second,
+		{"drift beyond the deadline", lease.Config{Layout: snowflake.Classic(), TTL: time.Second,
 			Options: snowflake.Options{Rollback: snowflake.RollbackLogical}}, newMem()},
-		{"drift plus skew beyond the deadline", Config{Layout: snowflake.Classic(), TTL: time.Second, Skew: 300 * time.Millisecond,
+		{"drift plus skew beyond the deadline", lease.Config{Layout: snowflake.Classic(), TTL: time.Second, Skew: 300 * time.Millisecond,
 			Options: snowflake.Options{Exhaust: snowflake.ExhaustBorrow, MaxDrift: 300 * time.Millisecond}}, newMem()},
 	} {
-		if l, err := Acquire(context.Background(), tc.b, tc.cfg); err == nil {
+		if l, err := lease.Acquire(context.Background(), tc.b, tc.cfg); err == nil {
 			l.Close(context.Background())
 			t.Errorf("%s: no error", tc.name)
 		}
@@ -537,11 +538,11 @@ func TestErrors(t *testing.T) {
 		is   []error
 		text string
 	}{
-		{&NotHeldError{Worker: -1}, []error{ErrNotHeld, snowflake.ErrGateClosed}, "lease: no worker ID held: renewal overdue"},
-		{&NotHeldError{Worker: 4, Err: &LostError{Worker: 4, Taken: true}}, []error{ErrNotHeld, ErrLost}, "lease: worker ID 4 not held: lease: worker ID 4 lost: held by another holder"},
-		{&LostError{Worker: 2}, []error{ErrLost}, "lease: worker ID 2 lost: no lease recorded"},
-		{&LostError{Worker: 2, Expired: time.UnixMilli(1500).UTC()}, []error{ErrLost}, "lease: worker ID 2 lost: expired at 1970-01-01T00:00:01.5Z"},
-		{&AllTakenError{Max: 3}, []error{ErrAllTaken}, "lease: every worker ID in [0, 3] is held"},
+		{&lease.NotHeldError{Worker: -1}, []error{lease.ErrNotHeld, snowflake.ErrGateClosed}, "lease: no worker ID held: renewal overdue"},
+		{&lease.NotHeldError{Worker: 4, Err: &lease.LostError{Worker: 4, Taken: true}}, []error{lease.ErrNotHeld, lease.ErrLost}, "lease: worker ID 4 not held: lease: worker ID 4 lost: held by another holder"},
+		{&lease.LostError{Worker: 2}, []error{lease.ErrLost}, "lease: worker ID 2 lost: no lease recorded"},
+		{&lease.LostError{Worker: 2, Expired: time.UnixMilli(1500).UTC()}, []error{lease.ErrLost}, "lease: worker ID 2 lost: expired at 1970-01-01T00:00:01.5Z"},
+		{&lease.AllTakenError{Max: 3}, []error{lease.ErrAllTaken}, "lease: every worker ID in [0, 3] is held"},
 	} {
 		if tc.err.Error() != tc.text {
 			t.Errorf("Error() = %q, want %q", tc.err.Error(), tc.text)
@@ -552,7 +553,7 @@ func TestErrors(t *testing.T) {
 			}
 		}
 	}
-	for k := Acquired; k <= Released+1; k++ {
+	for k := lease.Acquired; k <= lease.Released+1; k++ {
 		if k.String() == "" {
 			t.Errorf("EventKind(%d) has no name", k)
 		}

@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/snowflake/snowflaketest"
 )
@@ -32,19 +33,19 @@ func TestSuspendedMachine(t *testing.T) {
 	m.now = wall.Now // the store's machine is not suspended
 	m.rows[0] = &memRow{holder: "gone", expires: wall.Now().Add(-time.Hour)}
 	layout := snowflake.Classic()
-	config := func(clock snowflake.Clock, ev *events) Config {
-		return Config{Layout: layout, MaxWorker: 7, TTL: ttl, Margin: margin, Skew: skew, OnEvent: ev.add,
+	config := func(clock snowflake.Clock, ev *events) lease.Config {
+		return lease.Config{Layout: layout, MaxWorker: 7, TTL: ttl, Margin: margin, Skew: skew, OnEvent: ev.add,
 			Options: snowflake.Options{Clock: clock, Exhaust: snowflake.ExhaustBorrow, MaxDrift: drift}}
 	}
 
 	// The first holder's generator reads its wall clock once and then its monotonic
 	// clock, as snowflake.SystemClock does.
 	mono, ev1 := wall.Monotonic(), newEvents()
-	h1, err := Acquire(ctx, m, config(mono, ev1))
+	h1, err := lease.Acquire(ctx, m, config(mono, ev1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a1 := ev1.wait(t, Acquired, time.Second)
+	a1 := ev1.wait(t, lease.Acquired, time.Second)
 	deadline := a1.Deadline
 	var ids1 []snowflake.ID
 	issue1 := func(n int) {
@@ -72,12 +73,12 @@ func TestSuspendedMachine(t *testing.T) {
 	// on its clock for the start time (wall: the manual clock moves by its sleeps).
 	wall.AutoAdvance(true)
 	ev2 := newEvents()
-	h2, err := Acquire(ctx, m, config(wall, ev2))
+	h2, err := lease.Acquire(ctx, m, config(wall, ev2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h2.Close(ctx)
-	a2 := ev2.wait(t, Acquired, time.Second)
+	a2 := ev2.wait(t, lease.Acquired, time.Second)
 	if a2.Worker != a1.Worker {
 		t.Fatalf("next holder took worker %d, want the suspended holder's %d", a2.Worker, a1.Worker)
 	}
@@ -116,17 +117,17 @@ func TestSuspendedMachine(t *testing.T) {
 		}
 		ids1 = append(ids1, id)
 	}
-	if !errors.Is(refused, ErrNotHeld) {
+	if !errors.Is(refused, lease.ErrNotHeld) {
 		t.Fatalf("first holder at its deadline: %v, want a *NotHeldError", refused)
 	}
 	if _, err := h1.WorkerID(ctx); err != nil {
 		t.Errorf("first holder's WorkerID a tick before its deadline: %v", err)
 	}
 	wall.Advance(time.Millisecond)
-	if _, err := h1.WorkerID(ctx); !errors.Is(err, ErrNotHeld) {
+	if _, err := h1.WorkerID(ctx); !errors.Is(err, lease.ErrNotHeld) {
 		t.Errorf("first holder's WorkerID at its deadline: %v", err)
 	}
-	if _, err := h1.Next(); !errors.Is(err, ErrNotHeld) {
+	if _, err := h1.Next(); !errors.Is(err, lease.ErrNotHeld) {
 		t.Errorf("first holder's Next at its deadline: %v", err)
 	}
 	issue2(5000)
@@ -158,7 +159,7 @@ func TestSuspendedMachine(t *testing.T) {
 		t.Errorf("%d duplicates among %d IDs", dups, len(ids1)+len(ids2))
 	}
 	// The release of an ID the store gave away is refused: nothing is recorded.
-	if err := h1.Close(ctx); !errors.Is(err, ErrLost) {
+	if err := h1.Close(ctx); !errors.Is(err, lease.ErrLost) {
 		t.Errorf("first holder's Close: %v, want a *LostError", err)
 	}
 	t.Logf("first holder: %d IDs (%d after resuming), ticks up to %d, the last before its deadline; next holder: %d IDs from tick %d (%d ms later); %d duplicates",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -23,7 +24,7 @@ func TestProcessesEtcdRestart(t *testing.T) {
 		t.Skip("starts worker processes for about seven seconds")
 	}
 	srv := startEtcd(t)
-	tg := target{Kind: "etcd", DSN: srv.clientAddr, Prefix: "idgen_test/lease/"}
+	tg := leasefleet.Target{Kind: "etcd", DSN: srv.clientAddr, Prefix: "idgen_test/lease/"}
 	const (
 		ttl       = time.Second
 		maxWorker = 15
@@ -31,117 +32,117 @@ func TestProcessesEtcdRestart(t *testing.T) {
 		down      = 2 * ttl
 	)
 	dir := t.TempDir()
-	var all []*proc
+	var all []*leasefleet.Proc
 	for i := range procs {
 		name := fmt.Sprintf("p%d", i)
-		p := start(t, "fleet", name, childSpec{Target: tg, NS: "restart", TTL: ttl, Max: maxWorker,
+		p := leasefleet.Start(t, "fleet", name, leasefleet.Spec{Target: tg, NS: "restart", TTL: ttl, Max: maxWorker,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
-		p.run(t)
+		p.Run(t)
 		all = append(all, p)
 	}
 	defer func() {
 		for _, p := range all {
-			p.stop()
+			p.Stop()
 		}
 	}()
 	for _, p := range all {
-		p.waitEvent(t, "first", 1, 20*time.Second)
+		p.WaitEvent(t, "first", 1, 20*time.Second)
 	}
 	t0 := time.Now()
-	sleepUntil(t0.Add(ttl))
+	leasefleet.SleepUntil(t0.Add(ttl))
 	killAt := time.Now()
 	srv.kill()
-	sleepUntil(killAt.Add(down))
+	leasefleet.SleepUntil(killAt.Add(down))
 	restartAt := time.Now()
 	srv.start()
 	back := time.Now()
 	// Each process issues again once a renewal (or a claim) succeeds after its gate closed.
 	for _, p := range all {
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, r := outage(p); r.kind != "" {
+			if _, r := outage(p); r.Kind != "" {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s did not renew or claim within 20 s of etcd's restart; events: %v", p.name, p.events(""))
+				t.Fatalf("%s did not renew or claim within 20 s of etcd's restart; events: %v", p.Name, p.Events(""))
 			}
 		}
 	}
-	sleepUntil(time.Now().Add(ttl))
+	leasefleet.SleepUntil(time.Now().Add(ttl))
 	for _, p := range all {
-		p.signal(t, syscall.SIGTERM)
+		p.Signal(t, syscall.SIGTERM)
 	}
 	for _, p := range all {
 		select {
-		case <-p.exited:
+		case <-p.Exited:
 		case <-time.After(15 * time.Second):
-			t.Fatalf("%s did not exit", p.name)
+			t.Fatalf("%s did not exit", p.Name)
 		}
-		if p.err != nil {
-			t.Errorf("%s: %v; stderr:\n%s", p.name, p.err, p.stderr.String())
+		if p.Err != nil {
+			t.Errorf("%s: %v; stderr:\n%s", p.Name, p.Err, p.Stderr.String())
 		}
-		for _, e := range p.events("error") {
-			t.Errorf("%s logged an error: %s", p.name, e.f["err"])
+		for _, e := range p.Events("error") {
+			t.Errorf("%s logged an error: %s", p.Name, e.F["err"])
 		}
 	}
 	t.Logf("etcd killed at +%v, started again at +%v, answering the test's client at +%v",
 		killAt.Sub(t0).Round(time.Millisecond), restartAt.Sub(t0).Round(time.Millisecond), back.Sub(t0).Round(time.Millisecond))
 
-	idsOf := checkIDs(t, all, maxWorker)
+	idsOf := leasefleet.CheckIDs(t, all, maxWorker)
 	layout := snowflake.Classic()
 	for _, p := range all {
 		deadline, r := outage(p)
 		failed := 0
-		for _, e := range p.events("renew-failed") {
-			if e.at().After(killAt) && e.at().Before(r.at()) {
+		for _, e := range p.Events("renew-failed") {
+			if e.At().After(killAt) && e.At().Before(r.At()) {
 				failed++
 			}
 		}
 		if !deadline.After(killAt) || !deadline.Before(restartAt) {
-			t.Errorf("%s: deadline +%v not between the kill and the restart: the outage proved nothing", p.name, deadline.Sub(t0))
+			t.Errorf("%s: deadline +%v not between the kill and the restart: the outage proved nothing", p.Name, deadline.Sub(t0))
 		}
 		if failed == 0 {
-			t.Errorf("%s logged no failed renewal while etcd was down; events: %v", p.name, p.events(""))
+			t.Errorf("%s logged no failed renewal while etcd was down; events: %v", p.Name, p.Events(""))
 		}
 		// Nothing stamped after the deadline was returned before the process resumed.
 		var lastBefore, firstAfter time.Time
 		silent := 0
 		for _, x := range idsOf[p] {
-			made, _ := layout.Time(x.id)
-			if made.After(deadline) && x.returned.Before(r.at().Add(-5*time.Millisecond)) {
+			made, _ := layout.Time(x.ID)
+			if made.After(deadline) && x.Returned.Before(r.At().Add(-5*time.Millisecond)) {
 				silent++
 			}
 			if !made.After(deadline) && made.After(lastBefore) {
 				lastBefore = made
 			}
-			if made.After(deadline) && (firstAfter.IsZero() || x.returned.Before(firstAfter)) {
-				firstAfter = x.returned
+			if made.After(deadline) && (firstAfter.IsZero() || x.Returned.Before(firstAfter)) {
+				firstAfter = x.Returned
 			}
 		}
 		if silent > 0 {
-			t.Errorf("%s: %d IDs stamped after its deadline +%v returned before it resumed (+%v)", p.name, silent, deadline.Sub(t0), r.at().Sub(t0))
+			t.Errorf("%s: %d IDs stamped after its deadline +%v returned before it resumed (+%v)", p.Name, silent, deadline.Sub(t0), r.At().Sub(t0))
 		}
 		if firstAfter.IsZero() {
-			t.Errorf("%s issued nothing after its deadline", p.name)
+			t.Errorf("%s issued nothing after its deadline", p.Name)
 			continue
 		}
 		t.Logf("%s: worker %d; last ID stamped +%v, deadline +%v, %d renewals failed; %s at +%v, first ID stamped after the deadline returned at +%v",
-			p.name, r.int("worker"), lastBefore.Sub(t0).Round(time.Millisecond), deadline.Sub(t0).Round(time.Millisecond), failed, r.kind,
-			r.at().Sub(t0).Round(time.Millisecond), firstAfter.Sub(t0).Round(time.Millisecond))
+			p.Name, r.Int("worker"), lastBefore.Sub(t0).Round(time.Millisecond), deadline.Sub(t0).Round(time.Millisecond), failed, r.Kind,
+			r.At().Sub(t0).Round(time.Millisecond), firstAfter.Sub(t0).Round(time.Millisecond))
 	}
 }
 
 // outage finds in p's events the first spell its gate was shut: the deadline of a claim
 // or renewal that passed before the next one succeeded, and that next one (a zero event
 // while there is none yet).
-func outage(p *proc) (deadline time.Time, resumed event) {
-	for _, e := range p.events("") {
-		if e.kind != "acquired" && e.kind != "renewed" {
+func outage(p *leasefleet.Proc) (deadline time.Time, resumed leasefleet.Event) {
+	for _, e := range p.Events("") {
+		if e.Kind != "acquired" && e.Kind != "renewed" {
 			continue
 		}
-		if !deadline.IsZero() && e.at().After(deadline) {
+		if !deadline.IsZero() && e.At().After(deadline) {
 			return deadline, e
 		}
-		deadline = time.Unix(0, e.int("deadline"))
+		deadline = time.Unix(0, e.Int("deadline"))
 	}
-	return deadline, event{}
+	return deadline, leasefleet.Event{}
 }

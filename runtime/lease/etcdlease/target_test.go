@@ -6,33 +6,21 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
 )
 
-// target says where the etcd of a fleet test is, in a form a child process can be handed:
-// its endpoints (comma-separated, in DSN) and the key prefix of this test run. Kind and
-// Persistent are runtime/lease's fields, kept so the harness copied from there reads the
-// same.
-type target struct {
-	Kind       string
-	DSN        string
-	Prefix     string
-	Persistent bool
-}
-
-// kinds are the stores the fleet tests run against: the etcd of IDGEN_TEST_ETCD_ENDPOINTS.
-var kinds = []struct {
-	name  string
-	setup func(t testing.TB) target
-}{
-	{"etcd", func(t testing.TB) target {
+// kinds are the stores the fleet tests run against: the etcd of IDGEN_TEST_ETCD_ENDPOINTS
+// (DSN: its endpoints, comma-separated), under the key prefix of this test run.
+var kinds = []leasefleet.Kind{
+	{Name: "etcd", Setup: func(t testing.TB) leasefleet.Target {
 		eps, prefix := testPrefix(t, "lease")
-		return target{Kind: "etcd", DSN: strings.Join(eps, ","), Prefix: prefix, Persistent: true}
+		return leasefleet.Target{Kind: "etcd", DSN: strings.Join(eps, ","), Prefix: prefix, Persistent: true}
 	}},
 }
 
 // open returns a backend on tg in namespace ns (a key prefix of its own) and what closes
 // its client.
-func open(tg target, ns string) (lease.Backend, io.Closer, error) {
+func open(tg leasefleet.Target, ns string) (lease.Backend, io.Closer, error) {
 	c, err := dial(strings.Split(tg.DSN, ","))
 	if err != nil {
 		return nil, nil, err

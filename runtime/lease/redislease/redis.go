@@ -1,4 +1,4 @@
-package lease
+package redislease
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/redisdurable"
+	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/lease/internal/millis"
 )
 
-// DefaultPrefix starts the names of the keys a [Redis] backend uses when given no prefix.
+// DefaultPrefix starts the names of the keys a [Backend] uses when given no prefix.
 const DefaultPrefix = "idgen:lease:"
 
-// DefaultClusterPrefix starts the names of the keys a [Redis] backend on a
+// DefaultClusterPrefix starts the names of the keys a [Backend] on a
 // *redis.ClusterClient uses when given no prefix: DefaultPrefix with a hash tag, so that
 // the three hashes every script touches are in one slot.
 const DefaultClusterPrefix = "{idgen:lease}:"
@@ -85,62 +87,59 @@ end
 return {1}
 `)
 
-// Redis is a Backend on three hashes in Redis, each step one Lua script. On Redis Cluster
-// the three must share a slot: the prefix carries a hash tag (DefaultClusterPrefix, or
-// one of the caller's; see RedisOptions.Prefix), so a fleet's leases live on one master. A
-// claim walks the IDs from 0 inside the script, so it costs one hash lookup per held ID
-// below the one it takes (a claim that finds all 1,024 of Classic() held takes about a
-// millisecond of Redis's time). Safe for concurrent use.
-//
-// A lease is only as durable as the hashes: a Redis that restarts without its data, or a
-// failover to a replica that missed the latest writes, forgets leases and recorded ticks,
-// and a new holder may then take an ID still in use. NewRedis refuses a server without
-// the AOF (see RedisOptions.AllowNoPersistence); run it with appendonly (appendfsync
-// always for the strictest) and without asynchronous failover, or use SQL.
-type Redis struct {
+// Backend is a lease.Backend on three hashes in Redis, each step one Lua script; the
+// package doc has its keys, its scripts and what it needs of the server. Safe for
+// concurrent use.
+type Backend struct {
 	c    redis.UniversalClient
 	keys []string
 }
 
-// RedisOptions configures a [Redis] backend. The zero value uses DefaultPrefix.
-type RedisOptions struct {
+var _ lease.Backend = (*Backend)(nil)
+
+// Options configures a [Backend]. The zero value uses DefaultPrefix (DefaultClusterPrefix
+// on a *redis.ClusterClient) and checks that the server persists its data.
+type Options struct {
 	// Prefix starts the names of the keys, DefaultPrefix if empty (DefaultClusterPrefix on
 	// a *redis.ClusterClient). On a *redis.ClusterClient it must contain a hash tag, a
 	// non-empty "{...}" whose text alone decides the slot ("{orders}:lease:",
 	// "orders:{lease}:"): each script touches the three hashes, which Redis Cluster runs
-	// only when they are in one slot. NewRedis refuses a prefix without one (a
-	// *PrefixError) rather than adding it, because every process of a fleet must name the
-	// same keys. A *redis.Ring shards by the first key of each script, so it needs no tag.
+	// only when they are in one slot. New refuses a prefix without one (a *PrefixError)
+	// rather than adding it, because every process of a fleet must name the same keys. A
+	// *redis.Ring shards by the first key of each script, so it needs no tag.
 	Prefix string
-	// AllowNoPersistence skips the check NewRedis makes that the server keeps its data
-	// across a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
-	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it NewRedis refuses
-	// a server with the AOF off, even with RDB snapshots, which lose the writes since the
+	// AllowNoPersistence skips the check New makes that the server keeps its data across
+	// a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
+	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it New refuses a
+	// server with the AOF off, even with RDB snapshots, which lose the writes since the
 	// last one, and a server that refuses INFO (managed services), with a
 	// *NotPersistentError. Set it for a server you know persists by means the check
-	// cannot see, or to accept what a server that forgets does: after a restart without its data
-	// every worker ID looks free, and a new holder may take one still in use and issue
-	// IDs its previous holder already issued.
+	// cannot see, or to accept what a server that forgets does: after a restart without
+	// its data every worker ID looks free, and a new holder may take one still in use and
+	// issue IDs its previous holder already issued.
 	AllowNoPersistence bool
 }
 
-// NotPersistentError is returned by NewRedis for a server that may forget what it stores
+// NotPersistentError is returned by New for a server that may forget what it stores
 // across a restart, or whose persistence cannot be checked: Addr names the server (the
 // master found wanting, on a cluster), Reason says what it reported, Err is the server's
 // refusal of INFO when that is why (and is what Unwrap returns), and the message says how
-// to turn persistence on or opt out with RedisOptions.AllowNoPersistence. It matches ErrNotPersistent, and is the type
-// runtime/segment and runtime/idem return too.
+// to turn persistence on or opt out with Options.AllowNoPersistence. It matches
+// ErrNotPersistent, and is the type runtime/segment and runtime/idem return too.
 type NotPersistentError = redisdurable.Error
 
 // ErrNotPersistent is matched by every *NotPersistentError.
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
-// NewRedis returns a backend on the keys Prefix+"holder", Prefix+"expires" and
+// New returns a backend on the keys Prefix+"holder", Prefix+"expires" and
 // Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring). Unless
 // opts.AllowNoPersistence is set, it first asks the server (every master of a cluster)
 // whether it persists its data and fails with a *NotPersistentError if it may not. On a
 // *redis.ClusterClient a prefix without a hash tag is a *PrefixError.
-func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Backend, error) {
+	if client == nil {
+		return nil, errors.New("redislease: nil client")
+	}
 	prefix := opts.Prefix
 	_, cluster := client.(*redis.ClusterClient)
 	switch {
@@ -156,7 +155,7 @@ func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptio
 			return nil, err
 		}
 	}
-	return &Redis{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
+	return &Backend{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
 }
 
 // hashTagged reports whether every key starting with prefix has the same hash tag, the
@@ -171,7 +170,7 @@ func hashTagged(prefix string) bool {
 	return j > 0
 }
 
-// PrefixError is returned by NewRedis on a *redis.ClusterClient for a prefix without a
+// PrefixError is returned by New on a *redis.ClusterClient for a prefix without a
 // hash tag: the three hashes would fall in different slots, and Redis Cluster refuses
 // scripts that touch more than one (CROSSSLOT). It matches ErrPrefix.
 type PrefixError struct {
@@ -179,11 +178,11 @@ type PrefixError struct {
 }
 
 // ErrPrefix is matched by every *PrefixError.
-var ErrPrefix = errors.New("lease: redis key prefix unusable on this client")
+var ErrPrefix = errors.New("redislease: key prefix unusable on this client")
 
 // Error implements error.
 func (e *PrefixError) Error() string {
-	return fmt.Sprintf("lease: redis prefix %q has no hash tag: on Redis Cluster the lease's three hashes must share a slot; "+
+	return fmt.Sprintf("redislease: prefix %q has no hash tag: on Redis Cluster the lease's three hashes must share a slot; "+
 		"put one in the prefix, such as %q", e.Prefix, "{"+strings.TrimSuffix(e.Prefix, ":")+"}:")
 }
 
@@ -192,56 +191,56 @@ func (e *PrefixError) Is(target error) bool { return target == ErrPrefix }
 
 // Keys returns the names of the three hashes: holder tokens, expiry times and recorded
 // ticks, each keyed by worker ID.
-func (r *Redis) Keys() []string { return append([]string(nil), r.keys...) }
+func (r *Backend) Keys() []string { return append([]string(nil), r.keys...) }
 
-// Acquire implements Backend: one script walks the IDs from 0 and claims the first with no
+// Acquire implements lease.Backend: one script walks the IDs from 0 and claims the first with no
 // live lease.
-func (r *Redis) Acquire(ctx context.Context, max int64, token string, ttl time.Duration) (Claim, error) {
+func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time.Duration) (lease.Claim, error) {
 	if max < 0 {
-		return Claim{}, fmt.Errorf("lease: max worker ID %d is negative", max)
+		return lease.Claim{}, fmt.Errorf("redislease: max worker ID %d is negative", max)
 	}
-	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, ttlMs(ttl)).Int64Slice()
+	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.TTL(ttl)).Int64Slice()
 	if err != nil {
-		return Claim{}, fmt.Errorf("lease: claiming a worker ID in redis: %w", err)
+		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: %w", err)
 	}
 	if len(v) == 1 && v[0] < 0 {
-		return Claim{}, &AllTakenError{Max: max}
+		return lease.Claim{}, &lease.AllTakenError{Max: max}
 	}
 	if len(v) != 5 {
-		return Claim{}, fmt.Errorf("lease: claiming a worker ID in redis: unexpected reply %v", v)
+		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: unexpected reply %v", v)
 	}
-	return Claim{Worker: v[0], Last: fromMs(v[1]), Prev: fromMs(v[2]), Expires: fromMs(v[3]), Fresh: v[4] == 1}, nil
+	return lease.Claim{Worker: v[0], Last: millis.Time(v[1]), Prev: millis.Time(v[2]), Expires: millis.Time(v[3]), Fresh: v[4] == 1}, nil
 }
 
-// Renew implements Backend.
-func (r *Redis) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
-	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, ttlMs(ttl), toMs(last)).Slice()
+// Renew implements lease.Backend.
+func (r *Backend) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
+	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, millis.TTL(ttl), millis.Of(last)).Slice()
 	return r.result("renewing", worker, token, v, err)
 }
 
-// Release implements Backend.
-func (r *Redis) Release(ctx context.Context, worker int64, token string, last time.Time) error {
-	v, err := releaseLua.Run(ctx, r.c, r.keys, worker, token, toMs(last)).Slice()
+// Release implements lease.Backend.
+func (r *Backend) Release(ctx context.Context, worker int64, token string, last time.Time) error {
+	v, err := releaseLua.Run(ctx, r.c, r.keys, worker, token, millis.Of(last)).Slice()
 	return r.result("releasing", worker, token, v, err)
 }
 
-func (r *Redis) result(doing string, worker int64, token string, v []any, err error) error {
+func (r *Backend) result(doing string, worker int64, token string, v []any, err error) error {
 	if err != nil {
-		return fmt.Errorf("lease: %s worker ID %d in redis: %w", doing, worker, err)
+		return fmt.Errorf("redislease: %s worker ID %d: %w", doing, worker, err)
 	}
 	if len(v) == 1 && v[0] == int64(1) {
 		return nil
 	}
 	if len(v) != 3 {
-		return fmt.Errorf("lease: %s worker ID %d in redis: unexpected reply %v", doing, worker, v)
+		return fmt.Errorf("redislease: %s worker ID %d: unexpected reply %v", doing, worker, v)
 	}
 	holder, _ := v[1].(string)
 	exp, _ := v[2].(int64)
 	switch {
 	case holder == "":
-		return &LostError{Worker: worker}
+		return &lease.LostError{Worker: worker}
 	case holder != token:
-		return &LostError{Worker: worker, Taken: true}
+		return &lease.LostError{Worker: worker, Taken: true}
 	}
-	return &LostError{Worker: worker, Expired: fromMs(exp)}
+	return &lease.LostError{Worker: worker, Expired: millis.Time(exp)}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lease
+package leasefleet
 
 import (
 	"bufio"
@@ -21,83 +21,87 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// proc is a worker process started by a test.
-type proc struct {
-	name   string
-	spec   childSpec
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // from Wait, once exited is closed
-	stderr bytes.Buffer
+// Proc is a worker process started by a test: Start makes it, Run starts it.
+type Proc struct {
+	Name   string
+	Spec   Spec
+	Cmd    *exec.Cmd
+	Exited chan struct{}
+	Err    error // from Wait, once Exited is closed
+	Stderr bytes.Buffer
 }
 
-// start runs the test binary as a worker process in mode with spec.
-func start(t *testing.T, mode, name string, spec childSpec) *proc {
+// Start prepares the test binary as a worker process in mode ("fleet", "bench" or
+// "first") with spec; Run starts it.
+func Start(t *testing.T, mode, name string, spec Spec) *Proc {
 	t.Helper()
 	js, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{name: name, spec: spec, exited: make(chan struct{})}
-	p.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	p.cmd.Env = append(os.Environ(), childEnv+"="+mode, specEnv+"="+string(js))
-	p.cmd.Stderr = &p.stderr
+	p := &Proc{Name: name, Spec: spec, Exited: make(chan struct{})}
+	p.Cmd = exec.Command(os.Args[0], "-test.run=^$")
+	p.Cmd.Env = append(os.Environ(), childEnv+"="+mode, specEnv+"="+string(js))
+	p.Cmd.Stderr = &p.Stderr
 	return p
 }
 
-func (p *proc) run(t *testing.T) {
+// Run starts the worker, and stops it when t ends.
+func (p *Proc) Run(t *testing.T) {
 	t.Helper()
-	if err := p.cmd.Start(); err != nil {
+	if err := p.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
+		p.Err = p.Cmd.Wait()
+		close(p.Exited)
 	}()
-	t.Cleanup(p.stop)
+	t.Cleanup(p.Stop)
 }
 
-// stop kills the worker unless it has exited, and waits for it.
-func (p *proc) stop() {
+// Stop kills the worker unless it has exited, and waits for it.
+func (p *Proc) Stop() {
 	select {
-	case <-p.exited:
+	case <-p.Exited:
 	default:
-		p.cmd.Process.Signal(syscall.SIGCONT)
-		p.cmd.Process.Kill()
-		<-p.exited
+		p.Cmd.Process.Signal(syscall.SIGCONT)
+		p.Cmd.Process.Kill()
+		<-p.Exited
 	}
 }
 
-// signal sends sig and returns the time just before it was sent.
-func (p *proc) signal(t *testing.T, sig syscall.Signal) time.Time {
+// Signal sends sig and returns the time just before it was sent.
+func (p *Proc) Signal(t *testing.T, sig syscall.Signal) time.Time {
 	t.Helper()
 	at := time.Now()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatalf("%s: %v: %v", p.name, sig, err)
+	if err := p.Cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%s: %v: %v", p.Name, sig, err)
 	}
 	return at
 }
 
-// event is a line of a worker's event log: its kind and fields.
-type event struct {
-	kind string
-	f    map[string]string
+// Event is a line of a worker's event log: its kind and fields.
+type Event struct {
+	Kind string
+	F    map[string]string
 }
 
-func (e event) int(k string) int64 {
-	v, _ := strconv.ParseInt(e.f[k], 10, 64)
+// Int returns field k as an integer, 0 if missing.
+func (e Event) Int(k string) int64 {
+	v, _ := strconv.ParseInt(e.F[k], 10, 64)
 	return v
 }
 
-func (e event) at() time.Time { return time.Unix(0, e.int("at")) }
+// At returns the time the worker logged e at.
+func (e Event) At() time.Time { return time.Unix(0, e.Int("at")) }
 
-func readEvents(path string) []event {
+func readEvents(path string) []Event {
 	data, _ := os.ReadFile(path)
-	var evs []event
+	var evs []Event
 	for line := range strings.Lines(string(data)) {
 		line = strings.TrimSuffix(line, "\n")
 		kind, rest, _ := strings.Cut(line, " ")
-		e := event{kind: kind, f: map[string]string{}}
+		e := Event{Kind: kind, F: map[string]string{}}
 		for rest != "" {
 			kv := rest
 			if strings.HasPrefix(rest, "err=") {
@@ -109,65 +113,66 @@ func readEvents(path string) []event {
 			if k == "err" {
 				v, _ = strconv.Unquote(v)
 			}
-			e.f[k] = v
+			e.F[k] = v
 		}
 		evs = append(evs, e)
 	}
 	return evs
 }
 
-// events returns the worker's events of kind ("" for all).
-func (p *proc) events(kind string) []event {
-	var out []event
-	for _, e := range readEvents(p.spec.Events) {
-		if kind == "" || e.kind == kind {
+// Events returns the worker's events of kind ("" for all).
+func (p *Proc) Events(kind string) []Event {
+	var out []Event
+	for _, e := range readEvents(p.Spec.Events) {
+		if kind == "" || e.Kind == kind {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// unexercised is what a fleet run panics with when the machine's load kept it from setting
-// up its case (a worker too slow to log an event in time); testFleet recovers it.
-type unexercised string
+// Unexercised is what a fleet run panics with when the machine's load kept it from setting
+// up its case (a worker too slow to log an event in time); Processes recovers it.
+type Unexercised string
 
-// waitEvent waits until the worker has logged n events of kind, and returns the nth. A
-// worker that exits first fails the test; one that is only slow panics with unexercised.
-func (p *proc) waitEvent(t *testing.T, kind string, n int, timeout time.Duration) event {
+// WaitEvent waits until the worker has logged n events of kind, and returns the nth. A
+// worker that exits first fails the test; one that is only slow panics with Unexercised.
+func (p *Proc) WaitEvent(t *testing.T, kind string, n int, timeout time.Duration) Event {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		if evs := p.events(kind); len(evs) >= n {
+		if evs := p.Events(kind); len(evs) >= n {
 			return evs[n-1]
 		}
 		select {
-		case <-p.exited:
-			t.Fatalf("%s exited (%v) before its %s event #%d; stderr:\n%s\nevents:\n%v", p.name, p.err, kind, n, p.stderr.String(), p.events(""))
+		case <-p.Exited:
+			t.Fatalf("%s exited (%v) before its %s event #%d; stderr:\n%s\nevents:\n%v", p.Name, p.Err, kind, n, p.Stderr.String(), p.Events(""))
 		default:
 		}
 		if time.Now().After(deadline) {
-			panic(unexercised(fmt.Sprintf("%s: no %s event #%d within %v; events: %v", p.name, kind, n, timeout, p.events(""))))
+			panic(Unexercised(fmt.Sprintf("%s: no %s event #%d within %v; events: %v", p.Name, kind, n, timeout, p.Events(""))))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// issued is an ID a worker wrote, with the wall-clock times taken just before it asked
+// Issued is an ID a worker wrote, with the wall-clock times taken just before it asked
 // and just after it got the ID.
-type issued struct {
-	id       snowflake.ID
-	stamp    time.Time
-	returned time.Time
+type Issued struct {
+	ID       snowflake.ID
+	Stamp    time.Time
+	Returned time.Time
 }
 
-func (p *proc) ids(t *testing.T) []issued {
+// IDs returns the IDs the worker wrote.
+func (p *Proc) IDs(t *testing.T) []Issued {
 	t.Helper()
-	f, err := os.Open(p.spec.IDs)
+	f, err := os.Open(p.Spec.IDs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []issued
+	var out []Issued
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		f := strings.Fields(s.Text())
@@ -181,24 +186,26 @@ func (p *proc) ids(t *testing.T) []issued {
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		out = append(out, issued{snowflake.ID(id), time.Unix(0, stamp), time.Unix(0, got)})
+		out = append(out, Issued{snowflake.ID(id), time.Unix(0, stamp), time.Unix(0, got)})
 	}
 	return out
 }
 
-func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
+// SleepUntil sleeps until t.
+func SleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
-// TestProcesses is the proof that leases keep IDs unique across processes: eight worker
+// Processes is the test body of TestProcesses, run on each of kinds: the proof that
+// leases keep IDs unique across processes. Eight worker
 // processes lease from one store and issue IDs for several seconds while one is killed
 // and restarted, one is stopped for longer than its TTL and continued, and one starts
 // with its clock behind the time the previous holder of its ID recorded.
-func TestProcesses(t *testing.T) {
+func Processes(t *testing.T, kinds []Kind) {
 	if testing.Short() {
 		t.Skip("starts worker processes for about ten seconds per store")
 	}
 	for _, k := range kinds {
-		t.Run(k.name, func(t *testing.T) {
-			tg := k.setup(t)
+		t.Run(k.Name, func(t *testing.T) {
+			tg := k.Setup(t)
 			// Every run asserts the invariants. One case needs a setting a loaded machine
 			// can upset (another process's lease lapsing changes which ID the clock-behind
 			// process takes): a run that did not exercise it is run again, up to 3 times.
@@ -219,14 +226,14 @@ func TestProcesses(t *testing.T) {
 
 // testFleet runs the fleet once in namespace ns, failing t where an invariant broke, and
 // returns why the clock-behind case was not exercised ("" when it was).
-func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
-	var all []*proc
+func testFleet(t *testing.T, tg Target, ns string) (notExercised string) {
+	var all []*Proc
 	defer func() {
 		for _, p := range all {
-			p.stop()
+			p.Stop()
 		}
 		if r := recover(); r != nil {
-			u, ok := r.(unexercised)
+			u, ok := r.(Unexercised)
 			if !ok {
 				panic(r)
 			}
@@ -242,41 +249,41 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	)
 	layout := snowflake.Classic()
 	dir := t.TempDir()
-	spawn := func(name string, offset time.Duration) *proc {
-		p := start(t, "fleet", name, childSpec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Behind: offset,
+	spawn := func(name string, offset time.Duration) *Proc {
+		p := Start(t, "fleet", name, Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Behind: offset,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
-		p.run(t)
+		p.Run(t)
 		all = append(all, p)
 		return p
 	}
 
-	var fleet []*proc
+	var fleet []*Proc
 	for i := range 8 {
 		fleet = append(fleet, spawn(fmt.Sprintf("p%d", i), 0))
 	}
 	held := map[int64]string{}
 	for _, p := range fleet {
-		w := p.waitEvent(t, "acquired", 1, 20*time.Second).int("worker")
+		w := p.WaitEvent(t, "acquired", 1, 20*time.Second).Int("worker")
 		if other, dup := held[w]; dup {
 			// Legal only if other's lease lapsed first (a starved renewal); the handover
 			// checks below hold the second holder to the first one's ticks.
-			t.Logf("%s and %s both acquired worker %d first", other, p.name, w)
+			t.Logf("%s and %s both acquired worker %d first", other, p.Name, w)
 		}
-		held[w] = p.name
+		held[w] = p.Name
 	}
 	t0 := time.Now()
 	killed, paused := fleet[1], fleet[2]
 	// The ID a process holds: the one it acquired last (a process whose lease lapsed under
 	// load has acquired more than once).
-	workerOf := func(p *proc) int64 { evs := p.events("acquired"); return evs[len(evs)-1].int("worker") }
+	workerOf := func(p *Proc) int64 { evs := p.Events("acquired"); return evs[len(evs)-1].Int("worker") }
 
 	// SIGKILL: no release; the ID comes free when its lease expires, and the restarted
 	// process (the lowest free ID being that one) takes it over.
-	sleepUntil(t0.Add(time.Second))
-	killAt := killed.signal(t, syscall.SIGKILL)
-	sleepUntil(killAt.Add(ttl + ttl/2))
+	SleepUntil(t0.Add(time.Second))
+	killAt := killed.Signal(t, syscall.SIGKILL)
+	SleepUntil(killAt.Add(ttl + ttl/2))
 	restarted := spawn("p1-restarted", 0)
-	rw := restarted.waitEvent(t, "acquired", 1, 10*time.Second).int("worker")
+	rw := restarted.WaitEvent(t, "acquired", 1, 10*time.Second).Int("worker")
 	if rw < 0 || rw > maxWorker {
 		t.Errorf("restarted process took worker %d, outside [0, %d]", rw, maxWorker)
 	}
@@ -288,61 +295,61 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	}
 
 	// SIGSTOP just after a renewal (so the process holds no lock in the store), for 2.3 TTLs.
-	sleepUntil(t0.Add(3 * time.Second))
-	n := len(paused.events("renewed"))
-	old := paused.waitEvent(t, "renewed", n+1, 2*time.Second).int("worker")
-	stopAt := paused.signal(t, syscall.SIGSTOP)
+	SleepUntil(t0.Add(3 * time.Second))
+	n := len(paused.Events("renewed"))
+	old := paused.WaitEvent(t, "renewed", n+1, 2*time.Second).Int("worker")
+	stopAt := paused.Signal(t, syscall.SIGSTOP)
 
 	// While it is stopped its lease expires; a process whose clock is 4 s behind takes the
 	// ID over and must wait until its clock passes the previous holder's time.
-	sleepUntil(stopAt.Add(ttl + ttl/2))
+	SleepUntil(stopAt.Add(ttl + ttl/2))
 	late := spawn("behind", behind)
-	lateAcq := late.waitEvent(t, "acquired", 1, 10*time.Second)
-	if lateAcq.int("worker") != old {
+	lateAcq := late.WaitEvent(t, "acquired", 1, 10*time.Second)
+	if lateAcq.Int("worker") != old {
 		// As above: another process that lost its lease may have taken it first. The
 		// clock-behind checks below still require its clock to read behind the time its
 		// worker's previous holder recorded.
-		t.Logf("the clock-behind process took worker %d; the paused process's %d went to another process first", lateAcq.int("worker"), old)
+		t.Logf("the clock-behind process took worker %d; the paused process's %d went to another process first", lateAcq.Int("worker"), old)
 	}
 
-	sleepUntil(stopAt.Add(ttl*2 + ttl*3/10))
-	acquiredBefore := len(paused.events("acquired"))
-	contAt := paused.signal(t, syscall.SIGCONT)
-	reacq := paused.waitEvent(t, "acquired", acquiredBefore+1, 10*time.Second)
+	SleepUntil(stopAt.Add(ttl*2 + ttl*3/10))
+	acquiredBefore := len(paused.Events("acquired"))
+	contAt := paused.Signal(t, syscall.SIGCONT)
+	reacq := paused.WaitEvent(t, "acquired", acquiredBefore+1, 10*time.Second)
 
 	// Let the late process issue for a second, then stop everyone gracefully.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if fi, err := os.Stat(late.spec.IDs); err == nil && fi.Size() > 0 {
+		if fi, err := os.Stat(late.Spec.IDs); err == nil && fi.Size() > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			panic(unexercised(fmt.Sprintf("the clock-behind process issued nothing within 10 s; events: %v", late.events(""))))
+			panic(Unexercised(fmt.Sprintf("the clock-behind process issued nothing within 10 s; events: %v", late.Events(""))))
 		}
 	}
-	sleepUntil(time.Now().Add(time.Second))
-	sleepUntil(t0.Add(8500 * time.Millisecond))
+	SleepUntil(time.Now().Add(time.Second))
+	SleepUntil(t0.Add(8500 * time.Millisecond))
 	for _, p := range all {
 		if p != killed {
-			p.signal(t, syscall.SIGTERM)
+			p.Signal(t, syscall.SIGTERM)
 		}
 	}
 	for _, p := range all {
 		select {
-		case <-p.exited:
+		case <-p.Exited:
 		case <-time.After(15 * time.Second):
-			t.Fatalf("%s did not exit", p.name)
+			t.Fatalf("%s did not exit", p.Name)
 		}
-		if p != killed && p.err != nil {
-			t.Errorf("%s: %v; stderr:\n%s", p.name, p.err, p.stderr.String())
+		if p != killed && p.Err != nil {
+			t.Errorf("%s: %v; stderr:\n%s", p.Name, p.Err, p.Stderr.String())
 		}
-		for _, e := range p.events("error") {
-			t.Errorf("%s logged an error: %s", p.name, e.f["err"])
+		for _, e := range p.Events("error") {
+			t.Errorf("%s logged an error: %s", p.Name, e.F["err"])
 		}
 	}
 	t.Logf("run: %v; kill at +%v, stop at +%v, continue at +%v", time.Since(t0).Round(time.Millisecond),
 		killAt.Sub(t0).Round(time.Millisecond), stopAt.Sub(t0).Round(time.Millisecond), contAt.Sub(t0).Round(time.Millisecond))
 
-	idsOf := checkIDs(t, all, maxWorker)
+	idsOf := CheckIDs(t, all, maxWorker)
 
 	// The paused process: it stamped no ID under its old worker ID at or after its
 	// deadline (judged from its last successful renewal), said so with a typed error on
@@ -351,14 +358,14 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	// few IDs stamped from the tick it had cached before the stop (returnedLate), all
 	// before the deadline, where the next holder of its ID never stamps.
 	var deadline time.Time
-	for _, e := range paused.events("") {
-		if (e.kind == "acquired" || e.kind == "renewed") && e.int("worker") == old && e.at().Before(contAt) {
-			if d := time.Unix(0, e.int("deadline")); d.After(deadline) {
+	for _, e := range paused.Events("") {
+		if (e.Kind == "acquired" || e.Kind == "renewed") && e.Int("worker") == old && e.At().Before(contAt) {
+			if d := time.Unix(0, e.Int("deadline")); d.After(deadline) {
 				deadline = d
 			}
 		}
 	}
-	reacqAt, neww := reacq.at(), reacq.int("worker")
+	reacqAt, neww := reacq.At(), reacq.Int("worker")
 	if !deadline.Before(contAt) {
 		t.Errorf("paused process: its deadline %v is not before it was continued (+%v): the pause proved nothing", deadline.Sub(t0), contAt.Sub(t0))
 	}
@@ -369,11 +376,11 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 	var takenBy string
 	givenUp := false // the taker lost or released the ID again before the paused one reclaimed
 	for _, p := range all {
-		for _, e := range p.events("acquired") {
-			if p != paused && e.int("worker") == old && e.at().After(stopAt) && e.at().Before(reacqAt) {
-				takenBy, givenUp = p.name, false
-				for _, g := range p.events("") {
-					if (g.kind == "lost" || g.kind == "released") && g.int("worker") == old && g.at().After(e.at()) && g.at().Before(reacqAt) {
+		for _, e := range p.Events("acquired") {
+			if p != paused && e.Int("worker") == old && e.At().After(stopAt) && e.At().Before(reacqAt) {
+				takenBy, givenUp = p.Name, false
+				for _, g := range p.Events("") {
+					if (g.Kind == "lost" || g.Kind == "released") && g.Int("worker") == old && g.At().After(e.At()) && g.At().Before(reacqAt) {
 						givenUp = true
 					}
 				}
@@ -393,24 +400,24 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 		t.Errorf("paused process reacquired worker %d, outside [0, %d]", neww, maxWorker)
 	}
 	var sawNotHeld, sawLost bool
-	for _, e := range paused.events("notheld") {
-		sawNotHeld = sawNotHeld || !e.at().Before(contAt)
+	for _, e := range paused.Events("notheld") {
+		sawNotHeld = sawNotHeld || !e.At().Before(contAt)
 	}
-	for _, e := range paused.events("lost") {
-		sawLost = sawLost || !e.at().Before(contAt) && strings.Contains(e.f["err"], wantLost)
+	for _, e := range paused.Events("lost") {
+		sawLost = sawLost || !e.At().Before(contAt) && strings.Contains(e.F["err"], wantLost)
 	}
 	// A resumed process need not see a not-held error: its first IDs carry stamps from
 	// before its deadline (the stale cached tick), and once its renewal hears the loss its
 	// Next waits for the new claim. What it must do is hear the loss.
 	t.Logf("paused process after SIGCONT: notheld logged %v", sawNotHeld)
 	if !sawLost {
-		t.Errorf("paused process after SIGCONT: lost (%s) logged %v; events: %v", wantLost, sawLost, paused.events(""))
+		t.Errorf("paused process after SIGCONT: lost (%s) logged %v; events: %v", wantLost, sawLost, paused.Events(""))
 	}
 	oldAfter, otherAfter, returnedLate := 0, 0, 0
 	var lastOld time.Time
 	for _, x := range idsOf[paused] {
-		parts, _ := layout.Decode(x.id)
-		made, _ := layout.Time(x.id)
+		parts, _ := layout.Decode(x.ID)
+		made, _ := layout.Time(x.ID)
 		// Reclaiming its own ID, the process issues under it again, stamped from the
 		// claim on (to the millisecond the layout keeps).
 		newTerm := neww == old && !made.Before(reacqAt.Add(-time.Millisecond))
@@ -422,7 +429,7 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 			if made.After(lastOld) {
 				lastOld = made
 			}
-			if x.returned.After(deadline) {
+			if x.Returned.After(deadline) {
 				returnedLate++
 			}
 		case parts.Worker != neww && !made.Before(deadline) && made.Before(reacqAt):
@@ -440,9 +447,9 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 			continue
 		}
 		for _, x := range idsOf[p] {
-			parts, _ := layout.Decode(x.id)
-			if made, _ := layout.Time(x.id); parts.Worker == old && x.stamp.After(stopAt) && !made.After(deadline) {
-				t.Errorf("%s: ID %d of worker %d, asked for after the stop, stamped %v, not after the paused holder's deadline %v", p.name, x.id, old, made, deadline)
+			parts, _ := layout.Decode(x.ID)
+			if made, _ := layout.Time(x.ID); parts.Worker == old && x.Stamp.After(stopAt) && !made.After(deadline) {
+				t.Errorf("%s: ID %d of worker %d, asked for after the stop, stamped %v, not after the paused holder's deadline %v", p.Name, x.ID, old, made, deadline)
 				break
 			}
 		}
@@ -453,26 +460,26 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 
 	// The clock-behind process: its first ID is after the time it had to start after, and
 	// when its clock read behind that time (the case this process is for), it waited.
-	after, clock := time.Unix(0, lateAcq.int("after")), time.Unix(0, lateAcq.int("clock"))
+	after, clock := time.Unix(0, lateAcq.Int("after")), time.Unix(0, lateAcq.Int("clock"))
 	lateIDs := idsOf[late]
 	if len(lateIDs) == 0 {
 		t.Fatal("clock-behind process issued nothing")
 	}
-	first := slices.MinFunc(lateIDs, func(a, b issued) int { return int(a.id - b.id) })
-	if parts, _ := layout.Decode(first.id); parts.Tick <= layout.Tick(after) {
+	first := slices.MinFunc(lateIDs, func(a, b Issued) int { return int(a.ID - b.ID) })
+	if parts, _ := layout.Decode(first.ID); parts.Tick <= layout.Tick(after) {
 		t.Errorf("clock-behind process: first ID in tick %d, not after tick %d of its start time", parts.Tick, layout.Tick(after))
 	}
 	if !clock.Before(after) {
 		return fmt.Sprintf("the clock-behind process's clock %v was not behind its worker's start time %v (its worker %d was freed early)",
-			clock.Round(time.Millisecond), after.Round(time.Millisecond), lateAcq.int("worker"))
+			clock.Round(time.Millisecond), after.Round(time.Millisecond), lateAcq.Int("worker"))
 	}
-	made, _ := layout.Time(first.id)
-	firstAt := late.waitEvent(t, "first", 1, 0).at()
-	if waited, behindBy := firstAt.Sub(lateAcq.at()), after.Sub(clock); waited < behindBy-50*time.Millisecond {
+	made, _ := layout.Time(first.ID)
+	firstAt := late.WaitEvent(t, "first", 1, 0).At()
+	if waited, behindBy := firstAt.Sub(lateAcq.At()), after.Sub(clock); waited < behindBy-50*time.Millisecond {
 		t.Errorf("clock-behind process: first ID %v after acquiring, though its clock was %v behind", waited, behindBy)
 	}
 	t.Logf("clock-behind process: clock %v behind its start time on acquiring; first ID returned %v later, stamped (by its clock) %v after the start time",
-		after.Sub(clock).Round(time.Millisecond), firstAt.Sub(lateAcq.at()).Round(time.Millisecond), made.Sub(after).Round(time.Millisecond))
+		after.Sub(clock).Round(time.Millisecond), firstAt.Sub(lateAcq.At()).Round(time.Millisecond), made.Sub(after).Round(time.Millisecond))
 	return ""
 }
 
@@ -480,43 +487,46 @@ func testFleet(t *testing.T, tg target, ns string) (notExercised string) {
 // worker ID acquired is in [0, maxWorker], that each process issued only under worker IDs
 // it acquired, and that successive holders of one worker ID issued in disjoint, increasing
 // ticks. It returns each process's IDs.
-func checkIDs(t *testing.T, all []*proc, maxWorker int64) map[*proc][]issued {
+// CheckIDs reads the IDs of all, checks that none repeats, that each is of a worker ID its
+// process acquired in [0, maxWorker], and that each holder of a worker ID stamped only
+// after the previous holder's last tick; it returns the IDs by process.
+func CheckIDs(t *testing.T, all []*Proc, maxWorker int64) map[*Proc][]Issued {
 	t.Helper()
 	layout := snowflake.Classic()
 	// Every ID once; every worker ID in range; each process's IDs of the IDs it acquired.
 	type segment struct {
-		proc     string
+		Proc     string
 		acquired time.Time
 		min, max int64 // ticks
 		n        int
 	}
 	segs := map[int64][]*segment{} // by worker
 	var every []snowflake.ID
-	idsOf := map[*proc][]issued{}
+	idsOf := map[*Proc][]Issued{}
 	for _, p := range all {
-		ids := p.ids(t)
+		ids := p.IDs(t)
 		idsOf[p] = ids
 		mine := map[int64]*segment{}
-		for _, a := range p.events("acquired") {
-			w := a.int("worker")
+		for _, a := range p.Events("acquired") {
+			w := a.Int("worker")
 			if w < 0 || w > maxWorker {
-				t.Errorf("%s acquired worker %d, outside [0, %d]", p.name, w, maxWorker)
+				t.Errorf("%s acquired worker %d, outside [0, %d]", p.Name, w, maxWorker)
 			}
 			if mine[w] == nil {
-				mine[w] = &segment{proc: p.name, acquired: a.at(), min: 1 << 62, max: -1}
+				mine[w] = &segment{Proc: p.Name, acquired: a.At(), min: 1 << 62, max: -1}
 				segs[w] = append(segs[w], mine[w])
 			}
 		}
 		for _, x := range ids {
-			parts, _ := layout.Decode(x.id)
+			parts, _ := layout.Decode(x.ID)
 			s := mine[parts.Worker]
 			if s == nil {
-				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.name, x.id, parts.Worker)
+				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.Name, x.ID, parts.Worker)
 			}
 			s.min, s.max, s.n = min(s.min, parts.Tick), max(s.max, parts.Tick), s.n+1
-			every = append(every, x.id)
+			every = append(every, x.ID)
 		}
-		t.Logf("%-13s %7d IDs, workers %v", p.name, len(ids), slices.Sorted(func(yield func(int64) bool) {
+		t.Logf("%-13s %7d IDs, workers %v", p.Name, len(ids), slices.Sorted(func(yield func(int64) bool) {
 			for w := range mine {
 				if !yield(w) {
 					return
@@ -545,14 +555,14 @@ func checkIDs(t *testing.T, all []*proc, maxWorker int64) map[*proc][]issued {
 				continue
 			}
 			if prev != nil && s.min <= prev.max {
-				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.proc, s.min, prev.proc, prev.max)
+				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.Proc, s.min, prev.Proc, prev.max)
 			}
 			prev = s
 		}
 		if len(ss) > 1 {
 			var who []string
 			for _, s := range ss {
-				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.proc, s.n, s.min, s.max))
+				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.Proc, s.n, s.min, s.max))
 			}
 			t.Logf("worker %d held by %s", w, strings.Join(who, " then "))
 		}
@@ -560,12 +570,12 @@ func checkIDs(t *testing.T, all []*proc, maxWorker int64) map[*proc][]issued {
 	return idsOf
 }
 
-// BenchmarkFleet measures IDs per second from 1 and 8 processes leasing from one store,
+// Bench is the body of BenchmarkFleet, run on each of kinds: it measures IDs per second from 1 and 8 processes leasing from one store,
 // each issuing its share of b.N IDs from one goroutine.
-func BenchmarkFleet(b *testing.B) {
+func Bench(b *testing.B, kinds []Kind) {
 	for _, k := range kinds {
-		b.Run(k.name, func(b *testing.B) {
-			tg := k.setup(b)
+		b.Run(k.Name, func(b *testing.B) {
+			tg := k.Setup(b)
 			for _, procs := range []int{1, 8} {
 				b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) { benchFleet(b, tg, procs) })
 			}
@@ -573,16 +583,16 @@ func BenchmarkFleet(b *testing.B) {
 	}
 }
 
-func benchFleet(b *testing.B, tg target, procs int) {
+func benchFleet(b *testing.B, tg Target, procs int) {
 	per := (b.N + procs - 1) / procs
 	type child struct {
-		cmd *exec.Cmd
+		Cmd *exec.Cmd
 		in  io.WriteCloser
 		out *bufio.Reader
 	}
 	var cs []child
 	for range procs {
-		js, _ := json.Marshal(childSpec{Target: tg, NS: "bench", TTL: 10 * time.Second, Max: 1023, N: per})
+		js, _ := json.Marshal(Spec{Target: tg, NS: "bench", TTL: 10 * time.Second, Max: 1023, N: per})
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"=bench", specEnv+"="+string(js))
 		cmd.Stderr = os.Stderr
@@ -612,7 +622,7 @@ func benchFleet(b *testing.B, tg target, procs int) {
 	b.StopTimer()
 	for _, c := range cs {
 		c.in.Close()
-		if err := c.cmd.Wait(); err != nil {
+		if err := c.Cmd.Wait(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lease
+package leasefleet
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -17,20 +18,21 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// The multi-process tests run this test binary again as a worker process, the way
-// stringer's end-to-end test runs itself as the tool: TestMain sees childEnv and runs the
-// worker instead of the tests.
+// The multi-process tests run the test binary again as a worker process, the way
+// stringer's end-to-end test runs itself as the tool: Main (the test package's TestMain)
+// sees childEnv and runs the worker instead of the tests.
 const (
 	childEnv = "IDGEN_LEASE_CHILD" // "fleet", "bench" or "first"
-	specEnv  = "IDGEN_LEASE_SPEC"  // a childSpec in JSON
+	specEnv  = "IDGEN_LEASE_SPEC"  // a Spec in JSON
 )
 
-// childSpec tells a worker process what to do.
-type childSpec struct {
-	Target target
+// Spec tells a worker process what to do.
+type Spec struct {
+	Target Target
 	NS     string        // namespace: table or key prefix suffix
 	Events string        // file for event lines (fleet)
 	IDs    string        // file for ID lines (fleet)
@@ -41,28 +43,45 @@ type childSpec struct {
 	Go     string        // when set, a file whose creation the worker waits for before it claims (fleet)
 }
 
-func TestMain(m *testing.M) {
+// Opener returns a backend on tg in namespace ns (a table or a key prefix of its own),
+// and what closes its connections: each test package's, which knows its backends.
+type Opener func(tg Target, ns string) (lease.Backend, io.Closer, error)
+
+// Main is a test package's TestMain: in a worker process (started by Start or by a test
+// with Env) it runs the worker on the backend open returns and exits; otherwise it runs
+// the tests.
+func Main(m *testing.M, open Opener) {
 	switch os.Getenv(childEnv) {
 	case "":
 		os.Exit(m.Run())
 	case "fleet":
-		os.Exit(childMain(childFleet))
+		os.Exit(childMain(open, childFleet))
 	case "bench":
-		os.Exit(childMain(childBench))
+		os.Exit(childMain(open, childBench))
 	case "first":
-		os.Exit(childMain(childFirst))
+		os.Exit(childMain(open, childFirst))
 	}
 	fmt.Fprintln(os.Stderr, "unknown", childEnv)
 	os.Exit(2)
 }
 
-func childMain(run func(childSpec) error) int {
-	var spec childSpec
+// Env returns the environment entries that make the test binary a worker in mode with
+// spec, for a test that starts workers itself (as with testproc.Start).
+func Env(mode string, spec Spec) []string {
+	js, err := json.Marshal(spec)
+	if err != nil {
+		panic(err) // a Spec is plain data
+	}
+	return []string{childEnv + "=" + mode, specEnv + "=" + string(js)}
+}
+
+func childMain(open Opener, run func(Opener, Spec) error) int {
+	var spec Spec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
 	}
-	if err := run(spec); err != nil {
+	if err := run(open, spec); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
@@ -82,13 +101,13 @@ func (c behindClock) Now() time.Time { return time.Now().Add(-c.d) }
 // and quoted.
 type eventLog struct {
 	mu sync.Mutex
-	f  *os.File
+	F  *os.File
 }
 
 func (l *eventLog) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.f, format+"\n", args...)
+	fmt.Fprintf(l.F, format+"\n", args...)
 }
 
 func ns(t time.Time) int64 {
@@ -101,7 +120,7 @@ func ns(t time.Time) int64 {
 // childFleet leases a worker ID and issues IDs in batches of 16 a millisecond until
 // SIGTERM, writing each with the wall-clock times taken just before asking for it and
 // just after getting it. On SIGTERM it closes the lease (releasing it) and exits.
-func childFleet(spec childSpec) error {
+func childFleet(open Opener, spec Spec) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	// A worker whose test died stops by itself.
@@ -113,7 +132,7 @@ func childFleet(spec childSpec) error {
 		return err
 	}
 	defer ef.Close()
-	el := &eventLog{f: ef}
+	el := &eventLog{F: ef}
 	idf, err := os.Create(spec.IDs)
 	if err != nil {
 		return err
@@ -141,25 +160,25 @@ func childFleet(spec childSpec) error {
 		c := behindClock{snowflake.SystemClock(), spec.Behind}
 		clock, now = c, c.Now
 	}
-	cfg := Config{
+	cfg := lease.Config{
 		Layout:    snowflake.Classic(),
 		MaxWorker: spec.Max,
 		TTL:       spec.TTL,
 		// Wait out a clock behind the previous holder's last tick (the behind process).
 		Options: snowflake.Options{Clock: clock, Rollback: snowflake.RollbackWait, MaxWait: 10 * time.Second},
-		OnEvent: func(e Event) {
+		OnEvent: func(e lease.Event) {
 			at := time.Now().UnixNano()
 			switch e.Kind {
-			case Acquired:
+			case lease.Acquired:
 				el.printf("acquired worker=%d fresh=%t after=%d clock=%d deadline=%d took=%d at=%d", e.Worker, e.Fresh, ns(e.After), now().UnixNano(), ns(e.Deadline), e.Took, at)
-			case Renewed:
+			case lease.Renewed:
 				el.printf("renewed worker=%d deadline=%d took=%d at=%d", e.Worker, ns(e.Deadline), e.Took, at)
 			default:
 				el.printf("%v worker=%d at=%d err=%q", e.Kind, e.Worker, at, fmt.Sprint(e.Err))
 			}
 		},
 	}
-	l, err := Acquire(ctx, b, cfg)
+	l, err := lease.Acquire(ctx, b, cfg)
 	if err != nil {
 		el.printf("error at=%d err=%q", time.Now().UnixNano(), err.Error())
 		return err
@@ -174,7 +193,7 @@ func childFleet(spec childSpec) error {
 			id, err := l.Next()
 			if err != nil {
 				switch {
-				case !errors.Is(err, ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed):
+				case !errors.Is(err, lease.ErrNotHeld) || !errors.Is(err, snowflake.ErrGateClosed):
 					el.printf("error at=%d err=%q", time.Now().UnixNano(), err.Error())
 				case !inDoubt:
 					// Once per spell: the first refusal after the lease came into doubt.
@@ -204,7 +223,7 @@ func childFleet(spec childSpec) error {
 	}
 	if err := l.Close(context.Background()); err != nil {
 		kind := "error"
-		if errors.Is(err, ErrLost) {
+		if errors.Is(err, lease.ErrLost) {
 			// The lease lapsed (a renewal starved on a loaded machine) and passed on: the
 			// release finds another holder, as it must.
 			kind = "closelost"
@@ -217,14 +236,14 @@ func childFleet(spec childSpec) error {
 
 // childBench leases a worker ID, says "ready", waits for a line on stdin, issues spec.N IDs
 // as fast as one goroutine can, says "done <nanoseconds>" and releases.
-func childBench(spec childSpec) error {
+func childBench(open Opener, spec Spec) error {
 	ctx := context.Background()
 	b, closer, err := open(spec.Target, spec.NS)
 	if err != nil {
 		return err
 	}
 	defer closer.Close()
-	l, err := Acquire(ctx, b, Config{Layout: snowflake.Classic(), TTL: spec.TTL, MaxWorker: spec.Max})
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), TTL: spec.TTL, MaxWorker: spec.Max})
 	if err != nil {
 		return err
 	}
@@ -251,7 +270,7 @@ func childBench(spec childSpec) error {
 // childFirst opens the backend (no connection yet: sql.Open and redis.NewClient connect on
 // first use), waits at the group's barrier, acquires a worker ID, prints it and exits
 // holding it, so that the IDs of the group are distinct.
-func childFirst(spec childSpec) error {
+func childFirst(open Opener, spec Spec) error {
 	b, closer, err := open(spec.Target, spec.NS)
 	if err != nil {
 		return err
@@ -262,7 +281,7 @@ func childFirst(spec childSpec) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	l, err := Acquire(ctx, b, Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
 	if err != nil {
 		return err
 	}
