@@ -18,6 +18,7 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/segment/redissegment"
 )
 
 // target says where a store lives, in a form a child process can be handed.
@@ -68,7 +69,7 @@ func setupRedis(t testing.TB) target {
 func open(tg target) (segment.Store, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
-		s, err := segment.NewRedis(context.Background(), c, segment.RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		s, err := redissegment.New(context.Background(), c, redissegment.Options{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -81,7 +82,7 @@ func open(tg target) (segment.Store, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		s, err := segment.NewRedis(context.Background(), c, segment.RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		s, err := redissegment.New(context.Background(), c, redissegment.Options{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err

@@ -340,12 +340,12 @@ func readIDs(t *testing.T, path string) []int64 {
 	return ids
 }
 
-// TestRedisForgets measures what RedisOptions.AllowNoPersistence accepts: four processes
-// draw from one tag on a Redis of the test's own without persistence, opted in, and the
-// test runs FLUSHALL (what a restart without data does) while they run. Each process
-// still hands out strictly increasing IDs (its Allocator refuses blocks not above what it
-// had, and that is all this test asserts); across processes IDs repeat, and the test
-// reports how many.
+// TestRedisForgets measures what redissegment.Options.AllowNoPersistence accepts: four
+// processes draw from one tag on a Redis of the test's own without persistence, opted in,
+// and the test runs FLUSHALL (what a restart without data does) while they run. Each
+// process still hands out strictly increasing IDs (its Allocator refuses blocks not above
+// what it had, and that is all this test asserts); across processes IDs repeat, and the
+// test reports how many.
 func TestRedisForgets(t *testing.T) {
 	srv := testdb.StartRedis(t)
 	tg := target{Kind: "redis", DSN: srv.URL, Prefix: "forgets:"}

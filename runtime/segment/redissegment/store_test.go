@@ -1,4 +1,4 @@
-package segment_test
+package redissegment_test
 
 import (
 	"context"
@@ -10,25 +10,26 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/segment/redissegment"
 )
 
 // TestRedisPersistence runs the store against servers of the test's own. Without
-// persistence NewRedis refuses the server with a *NotPersistentError; opted in it works,
+// persistence New refuses the server with a *NotPersistentError; opted in it works,
 // and a restart then moves the counter back, which an Allocator detects for its own IDs
-// only. With the AOF on, NewRedis accepts the server and the counter survives a SIGKILL.
+// only. With the AOF on, New accepts the server and the counter survives a SIGKILL.
 func TestRedisPersistence(t *testing.T) {
 	ctx := context.Background()
 	t.Run("none", func(t *testing.T) {
 		srv := testdb.StartRedis(t)
 		c := srv.Client()
-		s, err := segment.NewRedis(ctx, c, segment.RedisOptions{})
-		var npe *segment.NotPersistentError
-		if s != nil || !errors.As(err, &npe) || !errors.Is(err, segment.ErrNotPersistent) || npe.Addr != srv.Addr {
-			t.Fatalf("NewRedis on a Redis without persistence = %v, %v; want a *NotPersistentError", s, err)
+		s, err := redissegment.New(ctx, c, redissegment.Options{})
+		var npe *redissegment.NotPersistentError
+		if s != nil || !errors.As(err, &npe) || !errors.Is(err, redissegment.ErrNotPersistent) || npe.Addr != srv.Addr {
+			t.Fatalf("New on a Redis without persistence = %v, %v; want a *NotPersistentError", s, err)
 		}
 		t.Log(err)
 
-		s, err = segment.NewRedis(ctx, c, segment.RedisOptions{AllowNoPersistence: true})
+		s, err = redissegment.New(ctx, c, redissegment.Options{AllowNoPersistence: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestRedisPersistence(t *testing.T) {
 	})
 	t.Run("appendonly", func(t *testing.T) {
 		srv := testdb.StartRedis(t, "--appendonly", "yes")
-		s, err := segment.NewRedis(ctx, srv.Client(), segment.RedisOptions{})
+		s, err := redissegment.New(ctx, srv.Client(), redissegment.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,14 +72,14 @@ func TestRedisPersistence(t *testing.T) {
 	})
 }
 
-// TestRedisCluster: on a cluster (servers of the test's own) NewRedis checks every master:
+// TestRedisCluster: on a cluster (servers of the test's own) New checks every master:
 // accepted with the AOF on everywhere, refused naming the one master without it.
 func TestRedisCluster(t *testing.T) {
 	ctx := context.Background()
 	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
 	defer c.Close()
-	s, err := segment.NewRedis(ctx, c, segment.RedisOptions{})
+	s, err := redissegment.New(ctx, c, redissegment.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +91,16 @@ func TestRedisCluster(t *testing.T) {
 	if err := nodes[1].Client().ConfigSet(ctx, "appendonly", "no").Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = segment.NewRedis(ctx, c, segment.RedisOptions{})
-	var npe *segment.NotPersistentError
+	_, err = redissegment.New(ctx, c, redissegment.Options{})
+	var npe *redissegment.NotPersistentError
 	if !errors.As(err, &npe) || npe.Addr != nodes[1].Addr {
-		t.Fatalf("NewRedis with master %s not persisting: %v", nodes[1].Addr, err)
+		t.Fatalf("New with master %s not persisting: %v", nodes[1].Addr, err)
+	}
+}
+
+// TestNewNilClient: New refuses a nil client instead of a Store that panics later.
+func TestNewNilClient(t *testing.T) {
+	if s, err := redissegment.New(context.Background(), nil, redissegment.Options{}); s != nil || err == nil {
+		t.Fatalf("New(nil) = %v, %v; want an error", s, err)
 	}
 }
