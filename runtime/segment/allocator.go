@@ -91,9 +91,9 @@ type Stats struct {
 //     the background with its own Timeout; it may drop a block (failure, or one not above
 //     high, the last ID of every block received, so that a store that moved back cannot
 //     make this process repeat itself). It may not hand out an ID that did not come from a
-//     successful Reserve, nor keep an ID after handing it out: an ID leaves cur only by
-//     cur.First moving past it, under mu; next becomes cur once and is cleared as it does,
-//     and is never overwritten, since no reservation starts while it is set.
+//     successful Reserve, nor leave in the buffer an ID it handed out: an ID leaves cur
+//     only by cur.First moving past it, under mu; next becomes cur once and is cleared as it
+//     does, and is never overwritten, since no reservation starts while it is set.
 //
 // The other fields (prefetchAt, step, last, err, errAt, stats) decide only when a block is
 // reserved, how large, and what is reported; none of them takes part in which IDs exist.
