@@ -56,10 +56,10 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		// A managed service: persistence is its configuration, not the client's.
 		return s + ": " + e.Err.Error() + "; if the service keeps an append-only file (AOF), " +
-			"set AllowNoPersistence in the store's options (RedisOptions; redislease.Options for runtime/lease) to skip the check"
+			"set AllowNoPersistence in the store's options to skip the check"
 	}
 	return s + "; turn on appendonly (CONFIG SET appendonly yes, and appendonly yes in redis.conf), " +
-		"or set AllowNoPersistence in the store's options (RedisOptions; redislease.Options for runtime/lease) to accept that IDs may repeat and keys be forgotten after a restart"
+		"or set AllowNoPersistence in the store's options to accept that IDs may repeat and keys be forgotten after a restart"
 }
 
 // Is reports whether target is ErrNotPersistent.

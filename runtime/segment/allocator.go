@@ -69,18 +69,40 @@ type Stats struct {
 	Buffered int64
 }
 
+// Invariant: no block, and so no ID, is handed out twice.
+//
+//   - The one atomic step is Store.Reserve: a single-row UPDATE that adds step to max_id
+//     and returns the new value in the same statement (RETURNING on PostgreSQL and SQLite,
+//     LAST_INSERT_ID(max_id + step) read from the statement's own result on MySQL), or one
+//     INCRBY on Redis (redissegment). The store serialises these on the row or key, so each
+//     reservation moves the counter from m to m+step and gets exactly [m+1, m+step]; two
+//     reservations, of any processes, never get overlapping blocks. The INSERT of a new tag
+//     writes max_id 0 only if the row is missing (ON CONFLICT DO NOTHING, ON DUPLICATE KEY
+//     UPDATE tag = tag), so nothing but a person or a store that forgets lowers a counter.
+//   - A crash or a retry cannot re-issue a range, because nothing is ever asked for twice:
+//     every attempt, the SQL store's retry of a statement the database aborted for
+//     contention included, is a new increment, and a block is known only from the reply of
+//     the Reserve that made it. A reply that is lost (timeout, connection cut after the
+//     commit) is an error here and its block is dropped, never rebuilt from the step: a
+//     gap. A process that dies takes its buffered IDs with it (nothing is given back to the
+//     store), and after a restart it reserves above everything reserved before: gaps too.
+//   - The buffer holds at most two blocks: cur, being handed out, and next, reserved ahead.
+//     Prefetch may start one reservation at a time (fetching), only when next is empty, in
+//     the background with its own Timeout; it may drop a block (failure, or one not above
+//     high, the last ID of every block received, so that a store that moved back cannot
+//     make this process repeat itself). It may not hand out an ID that did not come from a
+//     successful Reserve, nor leave in the buffer an ID it handed out: an ID leaves cur
+//     only by cur.First moving past it, under mu; next becomes cur once and is cleared as it
+//     does, and is never overwritten, since no reservation starts while it is set.
+//
+// The other fields (prefetchAt, step, last, err, errAt, stats) decide only when a block is
+// reserved, how large, and what is reported; none of them takes part in which IDs exist.
+
 // Allocator hands out the IDs of one tag from blocks reserved in a Store, reserving the
 // next block in the background before the current one runs out. It implements
-// idgen.Source. Safe for concurrent use; create one per tag and process.
-//
-// Why no ID is handed out twice: across processes, each block is the range a Reserve moved
-// the tag's counter over, in one atomic step in the store, so no two reservations (of any
-// process) get overlapping blocks. Within the process, reserve refuses a block that is not
-// above high, the last ID of every block received (a store that went back would repeat
-// IDs); a block received becomes cur or waits in next, and moves from next to cur once,
-// next being cleared as it does; and an ID leaves cur only by cur.First moving past it,
-// under mu. The other fields (prefetchAt, fetching, step, last, err, errAt, stats) decide
-// only when a block is reserved, how large, and what is reported.
+// idgen.Source. Safe for concurrent use; create one per tag and process. No ID is handed
+// out twice by the Allocators of any processes sharing a store that does not forget; the
+// comment above this type in allocator.go states why.
 type Allocator struct {
 	store Store
 	tag   string

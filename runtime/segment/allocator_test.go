@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 // TestConcurrent draws from one tag through two allocators (two processes in one) with
@@ -16,8 +18,8 @@ func TestConcurrent(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
 			s := openT(t, k.setup(t, "concurrent"))
-			opts := Options{Step: 20, MinStep: 20, MaxStep: 320, Target: 10 * time.Millisecond}
-			allocs := []*Allocator{newT(t, s, "order", opts), newT(t, s, "order", opts)}
+			opts := segment.Options{Step: 20, MinStep: 20, MaxStep: 320, Target: 10 * time.Millisecond}
+			allocs := []*segment.Allocator{newT(t, s, "order", opts), newT(t, s, "order", opts)}
 			const goroutines, per = 8, 1000
 			ids := make([][]int64, goroutines)
 			var wg sync.WaitGroup
@@ -74,7 +76,7 @@ func TestConcurrent(t *testing.T) {
 // it is needed.
 func TestDoubleBuffer(t *testing.T) {
 	f := &flaky{Store: openT(t, sqliteTarget(t)), latency: time.Millisecond}
-	a := newT(t, f, "order", Options{Step: 200, MinStep: 200, MaxStep: 200, Threshold: 0.2})
+	a := newT(t, f, "order", segment.Options{Step: 200, MinStep: 200, MaxStep: 200, Threshold: 0.2})
 	ctx := context.Background()
 	var worst time.Duration
 	prev := int64(0)
@@ -119,7 +121,7 @@ func TestDoubleBuffer(t *testing.T) {
 func TestAdaptiveStep(t *testing.T) {
 	clock := newFakeClock()
 	f := &flaky{Store: openT(t, sqliteTarget(t))}
-	a := newT(t, f, "order", Options{Step: 10, MinStep: 10, MaxStep: 80, Target: time.Minute, Now: clock.Now})
+	a := newT(t, f, "order", segment.Options{Step: 10, MinStep: 10, MaxStep: 80, Target: time.Minute, Now: clock.Now})
 	ctx := context.Background()
 	gaps := []time.Duration{0, time.Second, time.Second, time.Second, time.Second,
 		5 * time.Minute, 5 * time.Minute, 90 * time.Second, 5 * time.Minute, 5 * time.Minute}
@@ -151,7 +153,7 @@ func TestAdaptiveStep(t *testing.T) {
 func TestStoreDown(t *testing.T) {
 	clock := newFakeClock()
 	f := &flaky{Store: openT(t, sqliteTarget(t))}
-	opts := Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.5, Retry: time.Second, Now: clock.Now}
+	opts := segment.Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.5, Retry: time.Second, Now: clock.Now}
 	a := newT(t, f, "order", opts)
 	ctx := context.Background()
 	var got []int64
@@ -177,21 +179,21 @@ func TestStoreDown(t *testing.T) {
 	waitFor(t, "the failed reservation", func() bool { return a.Stats().Failed >= 1 })
 	for range 3 { // within Retry: at once, without the store
 		err := draw(1)
-		var ue *UnavailableError
-		if !errors.As(err, &ue) || !errors.Is(err, ErrUnavailable) || !errors.Is(err, errDown) || ue.Tag != "order" {
+		var ue *segment.UnavailableError
+		if !errors.As(err, &ue) || !errors.Is(err, segment.ErrUnavailable) || !errors.Is(err, errDown) || ue.Tag != "order" {
 			t.Fatalf("store down, buffer empty: %v", err)
 		}
 	}
 	calls := len(f.calls())
 	clock.Add(2 * time.Second) // past Retry: the caller tries the store and waits for it
-	if err := draw(1); !errors.Is(err, ErrUnavailable) || len(f.calls()) != calls+1 {
+	if err := draw(1); !errors.Is(err, segment.ErrUnavailable) || len(f.calls()) != calls+1 {
 		t.Fatalf("after Retry: %v, %d calls (before %d)", err, len(f.calls()), calls)
 	}
 
 	// The store reserves but the reply is lost: that block is a gap.
 	clock.Add(2 * time.Second)
 	f.set(false, true)
-	if err := draw(1); !errors.Is(err, ErrUnavailable) {
+	if err := draw(1); !errors.Is(err, segment.ErrUnavailable) {
 		t.Fatalf("lost reply: %v", err)
 	}
 	lostBlock := f.ranges[len(f.ranges)-1]
@@ -224,24 +226,24 @@ func TestStoreDown(t *testing.T) {
 // TestStoreMovesBack: a store that returns a block not above the last one (a Redis that
 // lost its data) is refused rather than repeating IDs.
 func TestStoreMovesBack(t *testing.T) {
-	s := openT(t, sqliteTarget(t)).(*SQL)
-	a := newT(t, s, "order", Options{Step: 10, MinStep: 10, MaxStep: 10})
+	s := openT(t, sqliteTarget(t)).(*segment.SQL)
+	a := newT(t, s, "order", segment.Options{Step: 10, MinStep: 10, MaxStep: 10})
 	ctx := context.Background()
 	if _, err := a.NextN(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second block", func() bool { return a.Stats().Buffered == 10 })
-	if _, err := s.db.ExecContext(ctx, "UPDATE idgen_segment SET max_id = 0"); err != nil {
+	if _, err := segment.DB(s).ExecContext(ctx, "UPDATE idgen_segment SET max_id = 0"); err != nil {
 		t.Fatal(err)
 	}
 	ids, err := a.NextN(ctx, 15)
-	if !errors.Is(err, ErrUnavailable) || len(ids) != 10 || ids[9] != 20 {
+	if !errors.Is(err, segment.ErrUnavailable) || len(ids) != 10 || ids[9] != 20 {
 		t.Fatalf("NextN after the store moved back = %v, %v", ids, err)
 	}
 }
 
 func TestNextN(t *testing.T) {
-	a := newT(t, openT(t, sqliteTarget(t)), "order", Options{Step: 7, MinStep: 7, MaxStep: 7})
+	a := newT(t, openT(t, sqliteTarget(t)), "order", segment.Options{Step: 7, MinStep: 7, MaxStep: 7})
 	ids, err := a.NextN(context.Background(), 30)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +260,7 @@ func TestNextN(t *testing.T) {
 
 func TestContextCanceled(t *testing.T) {
 	f := &flaky{Store: openT(t, sqliteTarget(t)), latency: time.Second}
-	a := newT(t, f, "order", Options{})
+	a := newT(t, f, "order", segment.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	if _, err := a.NextInt64(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -271,48 +273,48 @@ func TestNewInvalid(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		tag  string
-		o    Options
+		o    segment.Options
 	}{
-		{"no tag", "", Options{}},
-		{"step below min", "x", Options{Step: 5, MinStep: 10}},
-		{"step above max", "x", Options{Step: 50, MaxStep: 10}},
-		{"negative step", "x", Options{Step: -1}},
-		{"threshold 1", "x", Options{Threshold: 1}},
-		{"negative threshold", "x", Options{Threshold: -0.1}},
-		{"negative target", "x", Options{Target: -time.Second}},
+		{"no tag", "", segment.Options{}},
+		{"step below min", "x", segment.Options{Step: 5, MinStep: 10}},
+		{"step above max", "x", segment.Options{Step: 50, MaxStep: 10}},
+		{"negative step", "x", segment.Options{Step: -1}},
+		{"threshold 1", "x", segment.Options{Threshold: 1}},
+		{"negative threshold", "x", segment.Options{Threshold: -0.1}},
+		{"negative target", "x", segment.Options{Target: -time.Second}},
 	} {
-		if a, err := New(s, tc.tag, tc.o); a != nil || !errors.Is(err, ErrInvalidOptions) {
+		if a, err := segment.New(s, tc.tag, tc.o); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions", tc.name, a, err)
 		}
 	}
-	if a, err := New(nil, "x", Options{}); a != nil || !errors.Is(err, ErrInvalidOptions) {
+	if a, err := segment.New(nil, "x", segment.Options{}); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 		t.Errorf("no store: New = %v, %v; want ErrInvalidOptions", a, err)
 	}
 	// Defaults fit the bounds given.
 	for _, tc := range []struct {
-		o                   Options
+		o                   segment.Options
 		step, minS, maxStep int64
 	}{
-		{Options{}, DefaultStep, DefaultStep, DefaultMaxStep},
-		{Options{MaxStep: 100}, 100, 100, 100},
-		{Options{MinStep: 5000}, 5000, 5000, DefaultMaxStep},
-		{Options{Step: 2_000_000}, 2_000_000, 2_000_000, 2_000_000},
+		{segment.Options{}, segment.DefaultStep, segment.DefaultStep, segment.DefaultMaxStep},
+		{segment.Options{MaxStep: 100}, 100, 100, 100},
+		{segment.Options{MinStep: 5000}, 5000, 5000, segment.DefaultMaxStep},
+		{segment.Options{Step: 2_000_000}, 2_000_000, 2_000_000, 2_000_000},
 	} {
-		a := newT(t, s, "x", tc.o)
-		if a.o.Step != tc.step || a.o.MinStep != tc.minS || a.o.MaxStep != tc.maxStep {
-			t.Errorf("newT(t, %+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, a.o.Step, a.o.MinStep, a.o.MaxStep, tc.step, tc.minS, tc.maxStep)
+		o := segment.Resolved(newT(t, s, "x", tc.o))
+		if o.Step != tc.step || o.MinStep != tc.minS || o.MaxStep != tc.maxStep {
+			t.Errorf("newT(t, %+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, o.Step, o.MinStep, o.MaxStep, tc.step, tc.minS, tc.maxStep)
 		}
 	}
 }
 
 // gated holds every reservation after the first until the test lets it through.
 type gated struct {
-	Store
+	segment.Store
 	calls   atomic.Int64
 	release chan struct{}
 }
 
-func (g *gated) Reserve(ctx context.Context, tag string, step int64) (Range, error) {
+func (g *gated) Reserve(ctx context.Context, tag string, step int64) (segment.Range, error) {
 	if g.calls.Add(1) > 1 {
 		<-g.release
 	}
@@ -324,7 +326,7 @@ func (g *gated) Reserve(ctx context.Context, tag string, step int64) (Range, err
 // next block as soon as the reservation returns.
 func TestNoWaitWhileBuffered(t *testing.T) {
 	g := &gated{Store: openT(t, sqliteTarget(t)), release: make(chan struct{})}
-	a := newT(t, g, "order", Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.2})
+	a := newT(t, g, "order", segment.Options{Step: 100, MinStep: 100, MaxStep: 100, Threshold: 0.2})
 	ctx := context.Background()
 	ids, err := a.NextN(ctx, 100) // the reservation of 101..200 starts and hangs
 	if err != nil || ids[99] != 100 {

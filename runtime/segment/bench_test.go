@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 // BenchmarkNext measures IDs per second and the p99 latency of one ID, from one goroutine,
@@ -26,8 +28,8 @@ func BenchmarkNext(b *testing.B) {
 			defer c.Close()
 			ctx := context.Background()
 			b.Run("segment", func(b *testing.B) {
-				a := newT(b, s, "segment", Options{})
-				if _, err := a.NextN(ctx, 2*DefaultStep); err != nil {
+				a := newT(b, s, "segment", segment.Options{})
+				if _, err := a.NextN(ctx, 2*segment.DefaultStep); err != nil {
 					b.Fatal(err)
 				}
 				before := a.Stats()
@@ -86,9 +88,9 @@ func measure(b *testing.B, next func() error) {
 // drawing from one tag on SQLite, in steady state.
 func BenchmarkParallel(b *testing.B) {
 	s := openT(b, sqliteTarget(b))
-	a := newT(b, s, "order", Options{})
+	a := newT(b, s, "order", segment.Options{})
 	ctx := context.Background()
-	if _, err := a.NextN(ctx, 2*DefaultStep); err != nil {
+	if _, err := a.NextN(ctx, 2*segment.DefaultStep); err != nil {
 		b.Fatal(err)
 	}
 	before := a.Stats().Waited

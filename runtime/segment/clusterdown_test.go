@@ -1,6 +1,6 @@
 //go:build unix
 
-package segment
+package segment_test
 
 import (
 	"bytes"

@@ -3,12 +3,10 @@ package segment_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/redis/go-redis/v9"
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen"
@@ -74,26 +72,4 @@ func Example() {
 	// a: 1 [2 3 4]
 	// b: 11
 	// payment: 1
-}
-
-// A Store on Redis: NewRedis refuses a server that may forget its keys (the AOF off) with
-// a *NotPersistentError, since a counter that goes back repeats IDs.
-func ExampleNewRedis() {
-	ctx := context.Background()
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
-	defer client.Close()
-	store, err := segment.NewRedis(ctx, client, segment.RedisOptions{}) // keys idgen:segment:<tag>
-	var npe *segment.NotPersistentError
-	if errors.As(err, &npe) {
-		fmt.Println("refused:", npe.Addr, npe.Reason)
-		return
-	}
-	if err != nil {
-		panic(err)
-	}
-	orders, err := segment.New(store, "order", segment.Options{})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(orders.NextInt64(ctx))
 }

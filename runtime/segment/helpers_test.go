@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/segment/redissegment"
 )
 
 // target says where a store lives, in a form a child process can be handed.
@@ -64,10 +66,10 @@ func setupRedis(t testing.TB) target {
 }
 
 // open returns a store on tg and what closes its connections.
-func open(tg target) (Store, io.Closer, error) {
+func open(tg target) (segment.Store, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
-		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		s, err := redissegment.New(context.Background(), c, redissegment.Options{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
@@ -80,14 +82,14 @@ func open(tg target) (Store, io.Closer, error) {
 			return nil, nil, err
 		}
 		c := redis.NewClient(opts)
-		s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
+		s, err := redissegment.New(context.Background(), c, redissegment.Options{Prefix: tg.Prefix, AllowNoPersistence: !tg.Persistent})
 		if err != nil {
 			c.Close()
 			return nil, nil, err
 		}
 		return s, c, nil
 	}
-	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]Dialect{"sqlite": SQLite, "postgres": Postgres, "mysql": MySQL}[tg.Kind]
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]segment.Dialect{"sqlite": segment.SQLite, "postgres": segment.Postgres, "mysql": segment.MySQL}[tg.Kind]
 	if driver == "" {
 		return nil, nil, fmt.Errorf("unknown store kind %q", tg.Kind)
 	}
@@ -96,7 +98,7 @@ func open(tg target) (Store, io.Closer, error) {
 		return nil, nil, err
 	}
 	db.SetMaxOpenConns(8)
-	s, err := NewSQL(db, dialect, SQLOptions{})
+	s, err := segment.NewSQL(db, dialect, segment.SQLOptions{})
 	if err != nil {
 		db.Close()
 		return nil, nil, err
@@ -105,7 +107,7 @@ func open(tg target) (Store, io.Closer, error) {
 }
 
 // openT is open for a test, closing the connections when it ends.
-func openT(t testing.TB, tg target) Store {
+func openT(t testing.TB, tg target) segment.Store {
 	t.Helper()
 	s, c, err := open(tg)
 	if err != nil {
@@ -116,9 +118,9 @@ func openT(t testing.TB, tg target) Store {
 }
 
 // newT is New for a test, failing it on error.
-func newT(t testing.TB, s Store, tag string, opts Options) *Allocator {
+func newT(t testing.TB, s segment.Store, tag string, opts segment.Options) *segment.Allocator {
 	t.Helper()
-	a, err := New(s, tag, opts)
+	a, err := segment.New(s, tag, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,13 +134,13 @@ var errDown = errors.New("store down (test)")
 // demand, either before reaching the store (down) or after the store reserved the block
 // (lost: the reply went missing).
 type flaky struct {
-	Store
+	segment.Store
 	mu      sync.Mutex
 	down    bool
 	lost    bool
 	latency time.Duration
-	steps   []int64 // the step of every call
-	ranges  []Range // the blocks the store reserved, delivered or not
+	steps   []int64         // the step of every call
+	ranges  []segment.Range // the blocks the store reserved, delivered or not
 	slowest time.Duration
 }
 
@@ -154,7 +156,7 @@ func (f *flaky) calls() []int64 {
 	return append([]int64(nil), f.steps...)
 }
 
-func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (Range, error) {
+func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (segment.Range, error) {
 	f.mu.Lock()
 	f.steps = append(f.steps, step)
 	down, lost, latency := f.down, f.lost, f.latency
@@ -169,7 +171,7 @@ func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (Range, err
 		time.Sleep(latency)
 	}
 	if down {
-		return Range{}, errDown
+		return segment.Range{}, errDown
 	}
 	r, err := f.Store.Reserve(ctx, tag, step)
 	if err == nil {
@@ -178,7 +180,7 @@ func (f *flaky) Reserve(ctx context.Context, tag string, step int64) (Range, err
 		f.mu.Unlock()
 	}
 	if lost {
-		return Range{}, errDown
+		return segment.Range{}, errDown
 	}
 	return r, err
 }

@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 // recorder is an Observer that keeps what it heard.
@@ -39,7 +41,7 @@ func TestObserver(t *testing.T) {
 	f := &flaky{Store: openT(t, sqliteTarget(t)), latency: time.Millisecond}
 	rec := &recorder{}
 	clock := newFakeClock()
-	a := newT(t, f, "order", Options{Step: 10, MinStep: 10, MaxStep: 10, Retry: time.Hour, Now: clock.Now, Observer: rec})
+	a := newT(t, f, "order", segment.Options{Step: 10, MinStep: 10, MaxStep: 10, Retry: time.Hour, Now: clock.Now, Observer: rec})
 	ctx := context.Background()
 	if _, err := a.NextInt64(ctx); err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func TestObserver(t *testing.T) {
 	if _, err := a.NextN(ctx, 18); err != nil { // the rest of both blocks
 		t.Fatal(err)
 	}
-	if _, err := a.NextInt64(ctx); !errors.Is(err, ErrUnavailable) {
+	if _, err := a.NextInt64(ctx); !errors.Is(err, segment.ErrUnavailable) {
 		t.Fatalf("with the store down and nothing buffered: %v, want ErrUnavailable", err)
 	}
 	got = rec.heard()

@@ -1,6 +1,6 @@
 //go:build unix
 
-package segment
+package segment_test
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 // The multi-process test runs this test binary again as a worker process, the way
@@ -76,7 +77,7 @@ func childFirst(spec childSpec) error {
 		return err
 	}
 	defer closer.Close()
-	a, err := New(s, spec.Tag, Options{Step: 10, MinStep: 10, MaxStep: 10})
+	a, err := segment.New(s, spec.Tag, segment.Options{Step: 10, MinStep: 10, MaxStep: 10})
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func childDraw(spec childSpec) error {
 		return err
 	}
 	defer closer.Close()
-	a, err := New(s, spec.Tag, Options{Step: 5, MinStep: 5, MaxStep: 400, Threshold: 0.2, Target: 20 * time.Millisecond})
+	a, err := segment.New(s, spec.Tag, segment.Options{Step: 5, MinStep: 5, MaxStep: 400, Threshold: 0.2, Target: 20 * time.Millisecond})
 	if err != nil {
 		return err
 	}
@@ -170,9 +171,9 @@ func childDraw(spec childSpec) error {
 				if ctx.Err() != nil {
 					break
 				}
-				if spec.Unavailable && errors.Is(err, ErrUnavailable) {
+				if spec.Unavailable && errors.Is(err, segment.ErrUnavailable) {
 					if unavailable == 0 {
-						var ue *UnavailableError
+						var ue *segment.UnavailableError
 						firstUnavailable = fmt.Sprintf("; first unavailable (%T, tag %q as *UnavailableError: %t): %v", err, tagOf(err), errors.As(err, &ue), err)
 					}
 					unavailable++
@@ -196,7 +197,7 @@ func childDraw(spec childSpec) error {
 
 // tagOf returns the tag of an *UnavailableError in err's chain, or "".
 func tagOf(err error) string {
-	var ue *UnavailableError
+	var ue *segment.UnavailableError
 	if errors.As(err, &ue) {
 		return ue.Tag
 	}
@@ -339,12 +340,12 @@ func readIDs(t *testing.T, path string) []int64 {
 	return ids
 }
 
-// TestRedisForgets measures what RedisOptions.AllowNoPersistence accepts: four processes
-// draw from one tag on a Redis of the test's own without persistence, opted in, and the
-// test runs FLUSHALL (what a restart without data does) while they run. Each process
-// still hands out strictly increasing IDs (its Allocator refuses blocks not above what it
-// had, and that is all this test asserts); across processes IDs repeat, and the test
-// reports how many.
+// TestRedisForgets measures what redissegment.Options.AllowNoPersistence accepts: four
+// processes draw from one tag on a Redis of the test's own without persistence, opted in,
+// and the test runs FLUSHALL (what a restart without data does) while they run. Each
+// process still hands out strictly increasing IDs (its Allocator refuses blocks not above
+// what it had, and that is all this test asserts); across processes IDs repeat, and the
+// test reports how many.
 func TestRedisForgets(t *testing.T) {
 	srv := testdb.StartRedis(t)
 	tg := target{Kind: "redis", DSN: srv.URL, Prefix: "forgets:"}

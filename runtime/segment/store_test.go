@@ -1,4 +1,4 @@
-package segment
+package segment_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/segment"
 )
 
 // TestStore checks every store: blocks of one tag follow each other from 1, tags are
@@ -19,21 +20,21 @@ func TestStore(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			s := openT(t, k.setup(t, "store"))
 			ctx := context.Background()
-			want := Range{1, 0}
+			want := segment.Range{First: 1, Last: 0}
 			for _, step := range []int64{10, 1, 100} {
 				r, err := s.Reserve(ctx, "order", step)
-				want = Range{want.Last + 1, want.Last + step}
+				want = segment.Range{First: want.Last + 1, Last: want.Last + step}
 				if err != nil || r != want {
 					t.Fatalf("Reserve(order, %d) = %v, %v; want %v", step, r, err, want)
 				}
 			}
-			if r, err := s.Reserve(ctx, "payment", 5); err != nil || r != (Range{1, 5}) {
+			if r, err := s.Reserve(ctx, "payment", 5); err != nil || r != (segment.Range{First: 1, Last: 5}) {
 				t.Errorf("Reserve(payment, 5) = %v, %v; want [1, 5]", r, err)
 			}
 
 			// Eight goroutines race, the first reservation of the tag among them.
 			var mu sync.Mutex
-			var got []Range
+			var got []segment.Range
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Go(func() {
@@ -50,7 +51,7 @@ func TestStore(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			slices.SortFunc(got, func(a, b Range) int { return int(a.First - b.First) })
+			slices.SortFunc(got, func(a, b segment.Range) int { return int(a.First - b.First) })
 			next := int64(1)
 			for _, r := range got {
 				if r.First != next || r.Len() != 7 {
@@ -75,7 +76,7 @@ func TestStore(t *testing.T) {
 // in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := NewSQL(nil, Postgres, SQLOptions{Table: name}); err != nil {
+		if _, err := segment.NewSQL(nil, segment.Postgres, segment.SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -83,21 +84,21 @@ func TestNewSQL(t *testing.T) {
 		if name == "" {
 			continue // DefaultTable
 		}
-		for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-			_, err := NewSQL(nil, d, SQLOptions{Table: name})
-			var te *TableError
-			if !errors.Is(err, ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+		for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+			_, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: name})
+			var te *segment.TableError
+			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
-	for _, d := range []Dialect{0, 9} {
-		if _, err := NewSQL(nil, d, SQLOptions{}); !errors.Is(err, ErrUnknownDialect) {
+	for _, d := range []segment.Dialect{0, 9} {
+		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-		s, err := NewSQL(nil, d, SQLOptions{Table: "app.seg"})
+	for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+		s, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: "app.seg"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestNewSQL(t *testing.T) {
 // and a store error is the store's, not ErrUnavailable (that is the Allocator's).
 func TestSQLCreateTable(t *testing.T) {
 	tg := sqliteTarget(t)
-	s := openT(t, tg).(*SQL)
+	s := openT(t, tg).(*segment.SQL)
 	ctx := context.Background()
 	if err := s.CreateTable(ctx); err != nil {
 		t.Fatal(err)
@@ -121,14 +122,14 @@ func TestSQLCreateTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// max_id set by hand moves a tag's start.
-	if _, err := s.db.ExecContext(ctx, "INSERT INTO idgen_segment (tag, max_id, step) VALUES ('late', 5000, 0)"); err != nil {
+	if _, err := segment.DB(s).ExecContext(ctx, "INSERT INTO idgen_segment (tag, max_id, step) VALUES ('late', 5000, 0)"); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Reserve(ctx, "late", 10); err != nil || r != (Range{5001, 5010}) {
+	if r, err := s.Reserve(ctx, "late", 10); err != nil || r != (segment.Range{First: 5001, Last: 5010}) {
 		t.Errorf("Reserve(late) = %v, %v; want [5001, 5010]", r, err)
 	}
-	s.db.Close()
-	if _, err := s.Reserve(ctx, "late", 10); err == nil || errors.Is(err, ErrUnavailable) {
+	segment.DB(s).Close()
+	if _, err := s.Reserve(ctx, "late", 10); err == nil || errors.Is(err, segment.ErrUnavailable) {
 		t.Errorf("Reserve on a closed database: %v", err)
 	}
 }
