@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // testLock is the LockTimeout of the renewal tests: long enough that a renewal on a loaded
@@ -19,15 +21,15 @@ const testLock = 600 * time.Millisecond
 
 // spyStore passes every call to a real store and reports each claim it won.
 type spyStore struct {
-	Store
+	idem.Store
 	claims chan claimed
 }
 
 type claimed struct{ key, token string }
 
-func newSpy(s Store) *spyStore { return &spyStore{Store: s, claims: make(chan claimed, 16)} }
+func newSpy(s idem.Store) *spyStore { return &spyStore{Store: s, claims: make(chan claimed, 16)} }
 
-func (s *spyStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *Record, error) {
+func (s *spyStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *idem.Record, error) {
 	tok, held, err := s.Store.Claim(ctx, key, fp, lock)
 	if tok != "" {
 		s.claims <- claimed{key, tok}
@@ -84,12 +86,12 @@ func (h *slowWork) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // lockedPast waits until the claim of key is locked past until: a renewal extended it.
-func lockedPast(t *testing.T, s Store, key string, until time.Time) {
+func lockedPast(t *testing.T, s idem.Store, key string, until time.Time) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		rec, err := s.Get(context.Background(), key)
-		if err == nil && rec.State == InProgress && rec.LockedUntil.After(until) {
+		if err == nil && rec.State == idem.InProgress && rec.LockedUntil.After(until) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -109,7 +111,7 @@ func TestLongWork(t *testing.T) {
 				t.Run("wait "+wait.String(), func(t *testing.T) {
 					h := newSlowWork(3 * testLock)
 					spy := newSpy(st.store)
-					srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock, Wait: wait}, h)
+					srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope, LockTimeout: testLock, Wait: wait}, h)
 					key := uniqueKey(t, "long")
 					first := make(chan string, 1)
 					go func() { _, b := post(t, srv.URL, key, "acme", `{}`); first <- b }()
@@ -122,8 +124,8 @@ func TestLongWork(t *testing.T) {
 					if wait == 0 && resp.StatusCode != http.StatusConflict {
 						t.Errorf("second request during the work: %d %s, want 409", resp.StatusCode, body)
 					}
-					if wait > 0 && (resp.StatusCode != http.StatusCreated || body != "done" || resp.Header.Get(ReplayedHeader) != "true") {
-						t.Errorf("waiting request: %d %q replayed=%q, want the replay of 201 done", resp.StatusCode, body, resp.Header.Get(ReplayedHeader))
+					if wait > 0 && (resp.StatusCode != http.StatusCreated || body != "done" || resp.Header.Get(idem.ReplayedHeader) != "true") {
+						t.Errorf("waiting request: %d %q replayed=%q, want the replay of 201 done", resp.StatusCode, body, resp.Header.Get(idem.ReplayedHeader))
 					}
 					if b := <-first; b != "done" {
 						t.Errorf("first request: %q", b)
@@ -137,22 +139,22 @@ func TestLongWork(t *testing.T) {
 				w := newSlowWork(3 * testLock)
 				spy := newSpy(st.store)
 				key := uniqueKey(t, "once")
-				opts := OnceOptions{LockTimeout: testLock}
+				opts := idem.OnceOptions{LockTimeout: testLock}
 				ctx := context.Background()
 				first := make(chan error, 1)
-				go func() { first <- Once(ctx, spy, key, w.do, opts) }()
+				go func() { first <- idem.Once(ctx, spy, key, w.do, opts) }()
 				<-spy.claims
 				firstLock := time.Now().Add(testLock)
 				<-w.started
 				lockedPast(t, st.store, key, firstLock)
 				time.Sleep(time.Until(firstLock))
-				if err := Once(ctx, st.store, key, w.do, opts); !errors.Is(err, ErrInProgress) {
+				if err := idem.Once(ctx, st.store, key, w.do, opts); !errors.Is(err, idem.ErrInProgress) {
 					t.Errorf("redelivery during the work: %v, want ErrInProgress", err)
 				}
 				if err := <-first; err != nil {
 					t.Fatal(err)
 				}
-				if err := Once(ctx, st.store, key, w.do, opts); err != nil {
+				if err := idem.Once(ctx, st.store, key, w.do, opts); err != nil {
 					t.Errorf("redelivery after the work: %v", err)
 				}
 				if w.runs.Load() != 1 || w.maxCur.Load() != 1 {
@@ -175,7 +177,7 @@ func TestClaimLost(t *testing.T) {
 			t.Run("stolen", func(t *testing.T) {
 				h := newSlowWork(time.Minute)
 				spy := newSpy(st.store)
-				srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
+				srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
 				key := uniqueKey(t, "stolen")
 				type answer struct {
 					resp *http.Response
@@ -191,7 +193,7 @@ func TestClaimLost(t *testing.T) {
 				if tok, _, err := st.store.Claim(ctx, c.key, "thief", time.Minute); err != nil || tok == "" {
 					t.Fatalf("the thief's claim: %q %v", tok, err)
 				}
-				if cause := <-h.cause; !errors.Is(cause, ErrClaimLost) {
+				if cause := <-h.cause; !errors.Is(cause, idem.ErrClaimLost) {
 					t.Errorf("the handler's context ended with %v, want ErrClaimLost", cause)
 				}
 				a := <-got
@@ -199,7 +201,7 @@ func TestClaimLost(t *testing.T) {
 					t.Errorf("client got %d %q", a.resp.StatusCode, a.body)
 				}
 				rec, err := st.store.Get(ctx, c.key)
-				if err != nil || rec.State != InProgress || rec.Fingerprint != "thief" {
+				if err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
 					t.Errorf("after the loss the record is %+v, %v; want the thief's claim", rec, err)
 				}
 			})
@@ -208,15 +210,15 @@ func TestClaimLost(t *testing.T) {
 				spy := newSpy(st.store)
 				key := uniqueKey(t, "once-stolen")
 				done := make(chan error, 1)
-				go func() { done <- Once(ctx, spy, key, w.do, OnceOptions{LockTimeout: testLock}) }()
+				go func() { done <- idem.Once(ctx, spy, key, w.do, idem.OnceOptions{LockTimeout: testLock}) }()
 				c := <-spy.claims
 				<-w.started
 				st.store.Release(ctx, c.key, c.token)
 				st.store.Claim(ctx, c.key, "thief", time.Minute)
-				if err := <-done; !errors.Is(err, ErrClaimLost) {
+				if err := <-done; !errors.Is(err, idem.ErrClaimLost) {
 					t.Errorf("Once returned %v, want ErrClaimLost", err)
 				}
-				if rec, err := st.store.Get(ctx, key); err != nil || rec.State != InProgress || rec.Fingerprint != "thief" {
+				if rec, err := st.store.Get(ctx, key); err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
 					t.Errorf("after the loss the record is %+v, %v", rec, err)
 				}
 			})
@@ -227,21 +229,21 @@ func TestClaimLost(t *testing.T) {
 				s, stop := st.open(t)
 				h := newSlowWork(time.Minute)
 				spy := newSpy(s)
-				srv := newServer(t, Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
+				srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, h)
 				key := uniqueKey(t, "stopped")
 				got := make(chan int, 1)
 				go func() { r, _ := post(t, srv.URL, key, "acme", `{}`); got <- r.StatusCode }()
 				c := <-spy.claims
 				<-h.started
 				stop()
-				if cause := <-h.cause; !errors.Is(cause, ErrClaimLost) {
+				if cause := <-h.cause; !errors.Is(cause, idem.ErrClaimLost) {
 					t.Errorf("the handler's context ended with %v, want ErrClaimLost", cause)
 				}
 				if code := <-got; code != http.StatusServiceUnavailable {
 					t.Errorf("client got %d, want 503", code)
 				}
 				// Seen through a live connection: the claim was never completed.
-				if rec, err := st.store.Get(ctx, c.key); err == nil && rec.State == Completed {
+				if rec, err := st.store.Get(ctx, c.key); err == nil && rec.State == idem.Completed {
 					t.Errorf("a response was stored: %+v", rec)
 				}
 			})
@@ -252,8 +254,8 @@ func TestClaimLost(t *testing.T) {
 // TestHoldShortWork: work shorter than LockTimeout/3 renews nothing.
 func TestHoldShortWork(t *testing.T) {
 	var renews atomic.Int64
-	s := &countingStore{Store: NewMemory(), renews: &renews}
-	mw, err := New(Config{Store: s, Scope: SingleTenant})
+	s := &countingStore{Store: idem.NewMemory(), renews: &renews}
+	mw, err := idem.New(idem.Config{Store: s, Scope: idem.SingleTenant})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,27 +272,27 @@ func TestHoldShortWork(t *testing.T) {
 
 // countingStore counts the calls that reach a store.
 type countingStore struct {
-	Store
+	idem.Store
 	mu                            sync.Mutex
 	claims, gets, completes, rels int
 	renews                        *atomic.Int64
 }
 
-func (s *countingStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *Record, error) {
+func (s *countingStore) Claim(ctx context.Context, key, fp string, lock time.Duration) (string, *idem.Record, error) {
 	s.mu.Lock()
 	s.claims++
 	s.mu.Unlock()
 	return s.Store.Claim(ctx, key, fp, lock)
 }
 
-func (s *countingStore) Get(ctx context.Context, key string) (*Record, error) {
+func (s *countingStore) Get(ctx context.Context, key string) (*idem.Record, error) {
 	s.mu.Lock()
 	s.gets++
 	s.mu.Unlock()
 	return s.Store.Get(ctx, key)
 }
 
-func (s *countingStore) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+func (s *countingStore) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
 	s.mu.Lock()
 	s.completes++
 	s.mu.Unlock()

@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // conformance runs the Store contract against a store; every Store implementation's test
 // calls it. Keys are prefixed with prefix so stores that share a server do not collide.
-func conformance(t *testing.T, s Store, prefix string) {
+func conformance(t *testing.T, s idem.Store, prefix string) {
 	ctx := context.Background()
 	key := func(k string) string { return prefix + k }
 	t.Run("claim, complete, replay", func(t *testing.T) {
@@ -21,21 +23,21 @@ func conformance(t *testing.T, s Store, prefix string) {
 			t.Fatalf("first claim: %q %v %v", tok, held, err)
 		}
 		tok2, held, err := s.Claim(ctx, key("a"), "fp-other", time.Minute)
-		if err != nil || tok2 != "" || held == nil || held.State != InProgress || held.Fingerprint != "fp-a" {
+		if err != nil || tok2 != "" || held == nil || held.State != idem.InProgress || held.Fingerprint != "fp-a" {
 			t.Fatalf("second claim: %q %+v %v", tok2, held, err)
 		}
-		resp := Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}, "X-Order": {"o1"}}, Body: []byte(`{"id":"o1"}`)}
-		if err := s.Complete(ctx, key("a"), "not-the-token", resp, time.Hour); !errors.Is(err, ErrNotHolder) {
+		resp := idem.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}, "X-Order": {"o1"}}, Body: []byte(`{"id":"o1"}`)}
+		if err := s.Complete(ctx, key("a"), "not-the-token", resp, time.Hour); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("complete with another token: %v", err)
 		}
 		if err := s.Complete(ctx, key("a"), tok, resp, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Complete(ctx, key("a"), tok, resp, time.Hour); !errors.Is(err, ErrNotHolder) {
+		if err := s.Complete(ctx, key("a"), tok, resp, time.Hour); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("completing twice: %v", err)
 		}
 		_, held, err = s.Claim(ctx, key("a"), "fp-a", time.Minute)
-		if err != nil || held == nil || held.State != Completed || held.Response == nil {
+		if err != nil || held == nil || held.State != idem.Completed || held.Response == nil {
 			t.Fatalf("claim of a completed key: %+v %v", held, err)
 		}
 		r := held.Response
@@ -43,10 +45,10 @@ func conformance(t *testing.T, s Store, prefix string) {
 			t.Fatalf("replayed response %+v", r)
 		}
 		got, err := s.Get(ctx, key("a"))
-		if err != nil || got.State != Completed || got.ExpiresAt.Before(time.Now().Add(50*time.Minute)) {
+		if err != nil || got.State != idem.Completed || got.ExpiresAt.Before(time.Now().Add(50*time.Minute)) {
 			t.Fatalf("Get: %+v %v", got, err)
 		}
-		if _, err := s.Get(ctx, key("absent")); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(ctx, key("absent")); !errors.Is(err, idem.ErrNotFound) {
 			t.Fatalf("Get of an absent key: %v", err)
 		}
 	})
@@ -55,7 +57,7 @@ func conformance(t *testing.T, s Store, prefix string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Release(ctx, key("r"), "other"); !errors.Is(err, ErrNotHolder) {
+		if err := s.Release(ctx, key("r"), "other"); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("release with another token: %v", err)
 		}
 		if err := s.Release(ctx, key("r"), tok); err != nil {
@@ -65,7 +67,7 @@ func conformance(t *testing.T, s Store, prefix string) {
 		if err != nil || tok2 == "" || held != nil {
 			t.Fatalf("claim after release: %q %+v %v", tok2, held, err)
 		}
-		if err := s.Release(ctx, key("r"), tok); !errors.Is(err, ErrNotHolder) {
+		if err := s.Release(ctx, key("r"), tok); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("an old token released the new claim: %v", err)
 		}
 	})
@@ -79,16 +81,16 @@ func conformance(t *testing.T, s Store, prefix string) {
 		if err != nil || tok == "" || held != nil {
 			t.Fatalf("claim after the lock timeout: %q %+v %v", tok, held, err)
 		}
-		if err := s.Complete(ctx, key("l"), dead, Response{Status: 200}, time.Hour); !errors.Is(err, ErrNotHolder) {
+		if err := s.Complete(ctx, key("l"), dead, idem.Response{Status: 200}, time.Hour); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("the dead holder completed: %v", err)
 		}
-		if err := s.Release(ctx, key("l"), dead); !errors.Is(err, ErrNotHolder) {
+		if err := s.Release(ctx, key("l"), dead); !errors.Is(err, idem.ErrNotHolder) {
 			t.Fatalf("the dead holder released: %v", err)
 		}
 	})
 	t.Run("ttl and purge", func(t *testing.T) {
 		tok, _, _ := s.Claim(ctx, key("t"), "fp", time.Minute)
-		if err := s.Complete(ctx, key("t"), tok, Response{Status: 200}, 100*time.Millisecond); err != nil {
+		if err := s.Complete(ctx, key("t"), tok, idem.Response{Status: 200}, 100*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		s.Claim(ctx, key("p"), "fp", 100*time.Millisecond)
@@ -97,7 +99,7 @@ func conformance(t *testing.T, s Store, prefix string) {
 		if err != nil || n < 2 {
 			t.Fatalf("purged %d, %v; want at least the 2 expired", n, err)
 		}
-		if _, err := s.Get(ctx, key("t")); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(ctx, key("t")); !errors.Is(err, idem.ErrNotFound) {
 			t.Fatalf("expired record still there: %v", err)
 		}
 		if _, err := s.Get(ctx, key("a")); err != nil {
@@ -134,5 +136,5 @@ func conformance(t *testing.T, s Store, prefix string) {
 }
 
 func TestMemoryStore(t *testing.T) {
-	conformance(t, NewMemory(), "")
+	conformance(t, idem.NewMemory(), "")
 }

@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"bytes"
@@ -21,14 +21,16 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/idem/redisidem"
 )
 
 func TestNewNeedsScope(t *testing.T) {
-	_, err := New(Config{Store: NewMemory()})
-	if !errors.Is(err, ErrNoScope) || !strings.Contains(err.Error(), "idem.SingleTenant") {
+	_, err := idem.New(idem.Config{Store: idem.NewMemory()})
+	if !errors.Is(err, idem.ErrNoScope) || !strings.Contains(err.Error(), "idem.SingleTenant") {
 		t.Fatalf("New without Scope: %v, want ErrNoScope naming the fix", err)
 	}
-	if _, err := New(Config{Store: NewMemory(), Scope: SingleTenant}); err != nil {
+	if _, err := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}); err != nil {
 		t.Fatalf("New with SingleTenant: %v", err)
 	}
 }
@@ -51,17 +53,17 @@ func TestKeyForms(t *testing.T) {
 		{strings.Repeat("k", 255), strings.Repeat("k", 255), true},
 		{strings.Repeat("k", 256), "", false},
 	} {
-		got, err := parseKey(tc.header)
+		got, err := idem.ParseKey(tc.header)
 		if (err == nil) != tc.ok || got != tc.key {
 			t.Errorf("parseKey(%q) = %q, %v; want %q, ok=%v", tc.header, got, err, tc.key, tc.ok)
 		}
 	}
 	// Over HTTP: the quoted and the bare form are one key.
 	var runs int
-	var seen []Key
+	var seen []idem.Key
 	var mu sync.Mutex
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k, ok := KeyFrom(r.Context())
+		k, ok := idem.KeyFrom(r.Context())
 		mu.Lock()
 		runs++
 		if ok {
@@ -70,17 +72,17 @@ func TestKeyForms(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(201)
 	})
-	srv := newServer(t, Config{Store: NewMemory(), Scope: tenantScope}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: tenantScope}, h)
 	if resp, _ := post(t, srv.URL, `"order-7"`, "acme", "{}"); resp.StatusCode != 201 {
 		t.Fatalf("quoted key: %d", resp.StatusCode)
 	}
-	if resp, _ := post(t, srv.URL, "order-7", "acme", "{}"); resp.Header.Get(ReplayedHeader) != "true" || runs != 1 {
+	if resp, _ := post(t, srv.URL, "order-7", "acme", "{}"); resp.Header.Get(idem.ReplayedHeader) != "true" || runs != 1 {
 		t.Errorf("the bare form of a quoted key ran again: %d runs", runs)
 	}
-	if len(seen) != 1 || seen[0].Value != "order-7" || seen[0].Scope != "acme" || seen[0].Scoped != scopedKey("acme", "order-7") {
+	if len(seen) != 1 || seen[0].Value != "order-7" || seen[0].Scope != "acme" || seen[0].Scoped != idem.ScopedKey("acme", "order-7") {
 		t.Errorf("KeyFrom gave %+v", seen)
 	}
-	if _, ok := KeyFrom(context.Background()); ok {
+	if _, ok := idem.KeyFrom(context.Background()); ok {
 		t.Error("KeyFrom found a key in a bare context")
 	}
 }
@@ -89,7 +91,7 @@ func TestKeyForms(t *testing.T) {
 // order one request, and the bytes are compared without it.
 func TestFingerprintForms(t *testing.T) {
 	h := &orderHandler{}
-	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}, h)
 	post(t, srv.URL+"/a/b", "path", "", "{}")
 	if resp, _ := post(t, srv.URL+"/a%2Fb", "path", "", "{}"); resp.StatusCode != 422 {
 		t.Errorf("/a%%2Fb shared /a/b's fingerprint: %d", resp.StatusCode)
@@ -98,9 +100,9 @@ func TestFingerprintForms(t *testing.T) {
 	if resp, _ := post(t, srv.URL, "bytes", "", `{"b":[1, 2], "a":1}`); resp.StatusCode != 422 {
 		t.Errorf("other bytes without CanonicalJSON: %d", resp.StatusCode)
 	}
-	canon := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, FingerprintBody: CanonicalJSON}, h)
+	canon := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, FingerprintBody: idem.CanonicalJSON}, h)
 	post(t, canon.URL, "json", "", `{"a":1,"b":[1,2]}`)
-	if resp, _ := post(t, canon.URL, "json", "", "{\n  \"b\": [1, 2],\n  \"a\": 1\n}"); resp.Header.Get(ReplayedHeader) != "true" {
+	if resp, _ := post(t, canon.URL, "json", "", "{\n  \"b\": [1, 2],\n  \"a\": 1\n}"); resp.Header.Get(idem.ReplayedHeader) != "true" {
 		t.Errorf("same JSON, other layout: %d", resp.StatusCode)
 	}
 	if resp, _ := post(t, canon.URL, "json", "", `{"a":1.0,"b":[1,2]}`); resp.StatusCode != 422 {
@@ -114,7 +116,7 @@ func TestFingerprintForms(t *testing.T) {
 		{`{"a":1} {"b":2}`, `{"a":1} {"b":2}`},
 		{``, ``},
 	} {
-		if got := string(CanonicalJSON([]byte(tc.in))); got != tc.out {
+		if got := string(idem.CanonicalJSON([]byte(tc.in))); got != tc.out {
 			t.Errorf("CanonicalJSON(%q) = %q, want %q", tc.in, got, tc.out)
 		}
 	}
@@ -124,7 +126,7 @@ func TestFingerprintForms(t *testing.T) {
 // that a client must not see.
 func failingStores(t *testing.T) []struct {
 	name    string
-	store   Store
+	store   idem.Store
 	secrets []string
 } {
 	// A loopback port nobody listens on.
@@ -143,17 +145,17 @@ func failingStores(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sdb.Close() })
-	ss, err := NewSQL(sdb, SQLite, SQLOptions{})
+	ss, err := idem.NewSQL(sdb, idem.SQLite, idem.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := NewRedis(context.Background(), rc, RedisOptions{AllowNoPersistence: true})
+	rs, err := redisidem.New(context.Background(), rc, redisidem.Options{AllowNoPersistence: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := []struct {
 		name    string
-		store   Store
+		store   idem.Store
 		secrets []string
 	}{
 		{"redis", rs, []string{addr, port, "dial", "refused"}},
@@ -165,10 +167,10 @@ func failingStores(t *testing.T) []struct {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { pdb.Close() })
-		ps, _ := NewSQL(pdb, Postgres, SQLOptions{})
+		ps, _ := idem.NewSQL(pdb, idem.Postgres, idem.SQLOptions{})
 		out = append(out, struct {
 			name    string
-			store   Store
+			store   idem.Store
 			secrets []string
 		}{"postgres", ps, []string{"idgen_no_such_database", "postgres", "127.0.0.1", "5432"}})
 	}
@@ -182,7 +184,7 @@ func TestErrorsHideTheServer(t *testing.T) {
 		t.Run(fs.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
-			mw, err := New(Config{Store: fs.store, Scope: SingleTenant, Logger: log})
+			mw, err := idem.New(idem.Config{Store: fs.store, Scope: idem.SingleTenant, Logger: log})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +214,7 @@ func TestErrorsHideTheServer(t *testing.T) {
 	t.Run("scope", func(t *testing.T) {
 		var logs bytes.Buffer
 		secret := "session 8f3a for alice@example.com expired"
-		mw, _ := New(Config{Store: NewMemory(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		mw, _ := idem.New(idem.Config{Store: idem.NewMemory(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 			Scope: func(*http.Request) (string, error) { return "", errors.New(secret) }})
 		req := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader("{}"))
 		req.Header.Set("Idempotency-Key", "k1")
@@ -236,7 +238,7 @@ func TestManyWaiters(t *testing.T) {
 			t.Parallel()
 			cs := &countingStore{Store: st.store}
 			h := &orderHandler{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-			mw, err := New(Config{Store: cs, Scope: tenantScope, Wait: time.Minute})
+			mw, err := idem.New(idem.Config{Store: cs, Scope: tenantScope, Wait: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,10 +295,10 @@ func TestManyWaiters(t *testing.T) {
 // TestMemoryStoreSweeps: 2,000 keys with 64 KiB responses, expired; the next claim after
 // MemorySweep removes them, and their memory is freed without calling Purge.
 func TestMemoryStoreSweeps(t *testing.T) {
-	s := NewMemory()
+	s := idem.NewMemory()
 	now := time.Now()
 	var mu sync.Mutex
-	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	idem.SetMemoryClock(s, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	heap := func() uint64 {
 		runtime.GC()
@@ -310,7 +312,7 @@ func TestMemoryStoreSweeps(t *testing.T) {
 	for i := range 2000 {
 		k := fmt.Sprint("k", i)
 		tok, _, _ := s.Claim(ctx, k, "fp", time.Minute)
-		if err := s.Complete(ctx, k, tok, Response{Status: 200, Body: body}, time.Minute); err != nil {
+		if err := s.Complete(ctx, k, tok, idem.Response{Status: 200, Body: body}, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -319,7 +321,7 @@ func TestMemoryStoreSweeps(t *testing.T) {
 	s.Claim(ctx, "one-more", "fp", time.Minute)
 	after := heap()
 	t.Logf("heap: %d MiB before, %d MiB with 2,000 responses, %d MiB after the sweep", base>>20, full>>20, after>>20)
-	if n := len(s.recs); n != 1 {
+	if n := len(idem.MemoryRecords(s)); n != 1 {
 		t.Errorf("%d records left after the sweep, want 1", n)
 	}
 	if after > base+16<<20 {
@@ -328,14 +330,14 @@ func TestMemoryStoreSweeps(t *testing.T) {
 	// Within MemorySweep of a sweep, no sweep: claims stay O(1).
 	tok, _, _ := s.Claim(ctx, "short", "fp", time.Millisecond)
 	_ = tok
-	advance(MemorySweep / 2)
+	advance(idem.MemorySweep / 2)
 	s.Claim(ctx, "another", "fp", time.Minute)
-	if _, ok := s.recs["short"]; !ok {
+	if !idem.MemoryRecords(s)["short"] {
 		t.Error("a sweep ran within MemorySweep of the last one")
 	}
-	advance(MemorySweep)
+	advance(idem.MemorySweep)
 	s.Claim(ctx, "again", "fp", time.Minute)
-	if _, ok := s.recs["short"]; ok {
+	if idem.MemoryRecords(s)["short"] {
 		t.Error("an expired claim survived a sweep")
 	}
 }

@@ -3,8 +3,9 @@
 // work runs, to completed, with the response kept for replay, or back to absent when the
 // work fails, so a retry can run.
 //
-// A Store keeps the keys: SQL (PostgreSQL, MySQL/MariaDB, SQLite through database/sql),
-// Redis and Memory, made by NewSQL, NewRedis and NewMemory. Claims are atomic (one INSERT
+// A Store keeps the keys: SQL (PostgreSQL, MySQL/MariaDB, SQLite through database/sql) and
+// Memory, made by NewSQL and NewMemory, and Redis in package redisidem (redisidem.New), a
+// package of its own so that programs that do not use Redis do not link its client. Claims are atomic (one INSERT
 // or one script, never check-then-set) and carry a token, so a holder whose claim passed to
 // another caller can neither renew, complete nor release the new claim.
 //

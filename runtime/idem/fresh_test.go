@@ -1,6 +1,6 @@
 //go:build unix
 
-package idem
+package idem_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // freshEnv makes the test binary a child of TestFreshDatabase; its value is a freshSpec in
@@ -20,7 +21,7 @@ const freshEnv = "IDGEN_IDEM_FRESH_CHILD"
 
 type freshSpec struct {
 	Driver, DSN string
-	Dialect     Dialect
+	Dialect     idem.Dialect
 }
 
 func TestMain(m *testing.M) {
@@ -49,7 +50,7 @@ func freshChild(js string) error {
 	if err := db.Ping(); err != nil {
 		return err
 	}
-	s, err := NewSQL(db, spec.Dialect, SQLOptions{})
+	s, err := idem.NewSQL(db, spec.Dialect, idem.SQLOptions{})
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func TestFreshDatabase(t *testing.T) {
 			for round := range rounds {
 				t.Run(fmt.Sprint(round), func(t *testing.T) {
 					dsn := b.dsn(t, "idem_fresh")
-					if b.dialect == SQLite {
+					if b.dialect == idem.SQLite {
 						// The file itself, in WAL mode: eight processes switching a new file
 						// to WAL at once get SQLITE_BUSY from the switch, which is not what
 						// this test is about (the table is still to be created).

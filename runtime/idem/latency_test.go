@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // BenchmarkLatency drives a server on loopback with 8 concurrent clients, each POST with a
@@ -60,7 +62,7 @@ func BenchmarkLatency(b *testing.B) {
 	b.Run("bare", func(b *testing.B) { run(b, handler) })
 	for _, st := range stores(b) {
 		b.Run(st.name, func(b *testing.B) {
-			mw, err := New(Config{Store: st.store, Scope: SingleTenant})
+			mw, err := idem.New(idem.Config{Store: st.store, Scope: idem.SingleTenant})
 			if err != nil {
 				b.Fatal(err)
 			}

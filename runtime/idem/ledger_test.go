@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -10,17 +10,19 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // ledgerDB returns a fresh database of b with a ledger's table and an effects table
 // (msg_key unique), where the work of a message inserts one row.
-func ledgerDB(t *testing.T, b sqlBackend, name string) (*sql.DB, *Ledger) {
+func ledgerDB(t *testing.T, b sqlBackend, name string) (*sql.DB, *idem.Ledger) {
 	t.Helper()
 	if b.env != "" && os.Getenv(b.env) == "" {
 		t.Skip("set " + b.env + " to run against " + b.name)
 	}
 	db := b.open(t, b.dsn(t, name))
-	l, err := NewLedger(b.dialect, LedgerOptions{})
+	l, err := idem.NewLedger(b.dialect, idem.LedgerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestLedger(t *testing.T) {
 			db, l := ledgerDB(t, b, "idem_ledger")
 			t.Run("once, then done", func(t *testing.T) {
 				for i, want := range []bool{true, false, false} {
-					ran, err := OnceTx(ctx, db, l, "m1", effect("m1"))
+					ran, err := idem.OnceTx(ctx, db, l, "m1", effect("m1"))
 					if err != nil || ran != want {
 						t.Fatalf("delivery %d: ran=%v %v, want ran=%v", i, ran, err, want)
 					}
@@ -74,14 +76,14 @@ func TestLedger(t *testing.T) {
 			})
 			t.Run("a failure records nothing", func(t *testing.T) {
 				boom := errors.New("boom")
-				ran, err := OnceTx(ctx, db, l, "m2", func(ctx context.Context, tx *sql.Tx) error {
+				ran, err := idem.OnceTx(ctx, db, l, "m2", func(ctx context.Context, tx *sql.Tx) error {
 					effect("m2")(ctx, tx)
 					return boom
 				})
 				if ran || !errors.Is(err, boom) {
 					t.Fatalf("failing work: ran=%v %v", ran, err)
 				}
-				if ran, err := OnceTx(ctx, db, l, "m2", effect("m2")); !ran || err != nil {
+				if ran, err := idem.OnceTx(ctx, db, l, "m2", effect("m2")); !ran || err != nil {
 					t.Fatalf("redelivery after a failure: ran=%v %v", ran, err)
 				}
 				if n := countEffects(t, db, "m2"); n != 1 {
@@ -115,7 +117,7 @@ func TestLedger(t *testing.T) {
 				for range 50 {
 					wg.Go(func() {
 						<-start
-						r, err := OnceTx(ctx, db, l, "m4", effect("m4"))
+						r, err := idem.OnceTx(ctx, db, l, "m4", effect("m4"))
 						if err != nil {
 							t.Error(err)
 						}
@@ -143,7 +145,7 @@ func TestLedger(t *testing.T) {
 				for range 8 {
 					wg.Go(func() {
 						for k := range work {
-							if _, err := OnceTx(ctx, db, l, k, effect(k)); err != nil {
+							if _, err := idem.OnceTx(ctx, db, l, k, effect(k)); err != nil {
 								t.Error(err)
 							}
 						}
@@ -157,17 +159,17 @@ func TestLedger(t *testing.T) {
 				}
 			})
 			t.Run("a key past its TTL runs again, and is purged", func(t *testing.T) {
-				short, err := NewLedger(b.dialect, LedgerOptions{TTL: time.Hour})
+				short, err := idem.NewLedger(b.dialect, idem.LedgerOptions{TTL: time.Hour})
 				if err != nil {
 					t.Fatal(err)
 				}
 				now := time.Now()
-				short.now = func() time.Time { return now }
-				if ran, _ := OnceTx(ctx, db, short, "m5", effect("m5")); !ran {
+				idem.SetLedgerClock(short, func() time.Time { return now })
+				if ran, _ := idem.OnceTx(ctx, db, short, "m5", effect("m5")); !ran {
 					t.Fatal("first delivery did not run")
 				}
 				now = now.Add(2 * time.Hour)
-				if ran, err := OnceTx(ctx, db, short, "m5", effect("m5")); !ran || err != nil {
+				if ran, err := idem.OnceTx(ctx, db, short, "m5", effect("m5")); !ran || err != nil {
 					t.Fatalf("delivery past the TTL: ran=%v %v", ran, err)
 				}
 				now = now.Add(2 * time.Hour)
@@ -180,19 +182,19 @@ func TestLedger(t *testing.T) {
 }
 
 func TestNewLedger(t *testing.T) {
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
-		l, err := NewLedger(d, LedgerOptions{Table: "app.done"})
+	for _, d := range []idem.Dialect{idem.Postgres, idem.MySQL, idem.SQLite} {
+		l, err := idem.NewLedger(d, idem.LedgerOptions{Table: "app.done"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(l.Schema()) == 0 {
 			t.Errorf("%v: no schema", d)
 		}
-		if _, err := NewLedger(d, LedgerOptions{Table: "done; DROP TABLE x"}); !errors.Is(err, ErrInvalidTable) {
+		if _, err := idem.NewLedger(d, idem.LedgerOptions{Table: "done; DROP TABLE x"}); !errors.Is(err, idem.ErrInvalidTable) {
 			t.Errorf("%v: hostile table: %v", d, err)
 		}
 	}
-	if _, err := NewLedger(0, LedgerOptions{}); !errors.Is(err, ErrUnknownDialect) {
+	if _, err := idem.NewLedger(0, idem.LedgerOptions{}); !errors.Is(err, idem.ErrUnknownDialect) {
 		t.Errorf("no dialect: %v", err)
 	}
 }

@@ -52,7 +52,7 @@ func (s *Memory) Claim(_ context.Context, key, fingerprint string, lock time.Dur
 	if r, ok := s.recs[key]; ok && !r.over(now) {
 		return "", r.copy(), nil
 	}
-	token := newToken()
+	token := NewToken()
 	s.recs[key] = &memRecord{key: key, fingerprint: fingerprint, state: InProgress, lockedUntil: now.Add(lock), token: token}
 	return token, nil, nil
 }
@@ -208,8 +208,9 @@ func unpackResponse(status int, b []byte) *Response {
 	return resp
 }
 
-// newToken returns a random claim token: 128 bits in hex.
-func newToken() string {
+// NewToken returns a random claim token, 128 bits in hex, for Store implementations (the
+// memory and SQL stores here, redisidem's) to hand out from Claim.
+func NewToken() string {
 	var b [16]byte
 	rand.Read(b[:])
 	var out [32]byte

@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -14,20 +14,22 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 type namedStore struct {
 	name  string
-	store Store
+	store idem.Store
 	// open, where set, returns another store on store's data through a connection of its
 	// own, and a function that closes that connection: a store that stops answering.
-	open func(tb testing.TB) (Store, func())
+	open func(tb testing.TB) (idem.Store, func())
 }
 
 // stores returns every store the middleware tests and benchmarks run on: memory here, the
 // SQL and Redis stores through extraStores, which their test files append to in init.
 func stores(tb testing.TB) []namedStore {
-	out := []namedStore{{name: "memory", store: NewMemory()}}
+	out := []namedStore{{name: "memory", store: idem.NewMemory()}}
 	for _, add := range extraStores {
 		out = append(out, add(tb)...)
 	}
@@ -78,12 +80,12 @@ func (h *orderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // discard is the logger of tests that provoke errors on purpose.
 var discard = slog.New(slog.DiscardHandler)
 
-func newServer(t *testing.T, cfg Config, h http.Handler) *httptest.Server {
+func newServer(t *testing.T, cfg idem.Config, h http.Handler) *httptest.Server {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler) // the tests provoke errors on purpose
 	}
-	mw, err := New(cfg)
+	mw, err := idem.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestMiddleware(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Run("100 identical requests, one run", func(t *testing.T) {
 				h := &orderHandler{delay: 50 * time.Millisecond}
-				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, Wait: 10 * time.Second}, h)
+				srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope, Wait: 10 * time.Second}, h)
 				key := uniqueKey(t, "k")
 				var wg sync.WaitGroup
 				bodies := make([]string, 100)
@@ -138,7 +140,7 @@ func TestMiddleware(t *testing.T) {
 						if resp.StatusCode != http.StatusCreated {
 							t.Errorf("status %d: %s", resp.StatusCode, body)
 						}
-						if resp.Header.Get(ReplayedHeader) == "true" {
+						if resp.Header.Get(idem.ReplayedHeader) == "true" {
 							replayed.Add(1)
 						}
 						bodies[i] = body
@@ -159,7 +161,7 @@ func TestMiddleware(t *testing.T) {
 			})
 			t.Run("panic and 5xx release the key, 4xx keeps it", func(t *testing.T) {
 				h := &orderHandler{}
-				mw, _ := New(Config{Store: st.store, Scope: tenantScope})
+				mw, _ := idem.New(idem.Config{Store: st.store, Scope: tenantScope})
 				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					defer func() { recover() }() // the test server survives the handler's panic
 					mw.Wrap(h).ServeHTTP(w, r)
@@ -178,16 +180,16 @@ func TestMiddleware(t *testing.T) {
 				}
 				// A 4xx is kept by default.
 				bad := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such product", 404) })
-				srv2 := newServer(t, Config{Store: st.store, Scope: tenantScope}, bad)
+				srv2 := newServer(t, idem.Config{Store: st.store, Scope: tenantScope}, bad)
 				k2 := uniqueKey(t, "4xx")
 				post(t, srv2.URL, k2, "acme", `{}`)
-				if resp, _ := post(t, srv2.URL, k2, "acme", `{}`); resp.StatusCode != 404 || resp.Header.Get(ReplayedHeader) != "true" {
-					t.Fatalf("4xx not kept: %d %q", resp.StatusCode, resp.Header.Get(ReplayedHeader))
+				if resp, _ := post(t, srv2.URL, k2, "acme", `{}`); resp.StatusCode != 404 || resp.Header.Get(idem.ReplayedHeader) != "true" {
+					t.Fatalf("4xx not kept: %d %q", resp.StatusCode, resp.Header.Get(idem.ReplayedHeader))
 				}
 			})
 			t.Run("tenants", func(t *testing.T) {
 				h := &orderHandler{}
-				srv := newServer(t, Config{Store: st.store, Scope: tenantScope}, h)
+				srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope}, h)
 				key := uniqueKey(t, "shared")
 				_, a := post(t, srv.URL, key, "acme", `{"cents":1}`)
 				_, b := post(t, srv.URL, key, "globex", `{"cents":1}`)
@@ -200,7 +202,7 @@ func TestMiddleware(t *testing.T) {
 			})
 			t.Run("payload mismatch and in flight", func(t *testing.T) {
 				h := &orderHandler{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, FingerprintHeaders: []string{"X-Currency"}}, h)
+				srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope, FingerprintHeaders: []string{"X-Currency"}}, h)
 				key := uniqueKey(t, "m")
 				done := make(chan struct{})
 				go func() { post(t, srv.URL, key, "acme", `{"cents":1}`); close(done) }()
@@ -219,18 +221,18 @@ func TestMiddleware(t *testing.T) {
 			})
 			t.Run("a dead holder's key is taken after the lock timeout", func(t *testing.T) {
 				h := &orderHandler{}
-				srv := newServer(t, Config{Store: st.store, Scope: tenantScope, LockTimeout: 600 * time.Millisecond}, h)
+				srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope, LockTimeout: 600 * time.Millisecond}, h)
 				key := uniqueKey(t, "dead")
 				// A process claimed the key for this exact request and was killed. Whether a
 				// request is refused while the claim holds is judged by the claim's own end:
 				// a request that answers before it must get 409, and the next one after it
 				// must run, however slow the machine.
-				mw, _ := New(Config{Store: st.store, Scope: SingleTenant})
+				mw, _ := idem.New(idem.Config{Store: st.store, Scope: idem.SingleTenant})
 				r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
-				if tok, _, err := st.store.Claim(context.Background(), scopedKey("acme", key), mw.fingerprint(r, []byte(`{}`)), 600*time.Millisecond); err != nil || tok == "" {
+				if tok, _, err := st.store.Claim(context.Background(), idem.ScopedKey("acme", key), idem.Fingerprint(mw, r, []byte(`{}`)), 600*time.Millisecond); err != nil || tok == "" {
 					t.Fatalf("claim: %v", err)
 				}
-				rec, err := st.store.Get(context.Background(), scopedKey("acme", key))
+				rec, err := st.store.Get(context.Background(), idem.ScopedKey("acme", key))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -249,9 +251,9 @@ func TestMiddleware(t *testing.T) {
 
 func TestMiddlewareKeys(t *testing.T) {
 	h := &orderHandler{}
-	cfg := Config{Store: NewMemory(), Scope: SingleTenant, Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
+	cfg := idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, Require: func(r *http.Request) bool { return r.URL.Path == "/orders" }}
 	srv := newServer(t, cfg, h)
-	mw, _ := New(cfg)
+	mw, _ := idem.New(cfg)
 	for _, tc := range []struct {
 		key, path string
 		status    int
@@ -289,17 +291,17 @@ func TestMiddlewareKeys(t *testing.T) {
 	if resp := postID(srv.URL, "alias-1"); resp.StatusCode != 400 {
 		t.Errorf("X-Request-ID alone satisfied Require: %d", resp.StatusCode)
 	}
-	alias := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, KeyHeaders: []string{"Idempotency-Key", "X-Request-ID"}}, h)
+	alias := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, KeyHeaders: []string{"Idempotency-Key", "X-Request-ID"}}, h)
 	before := h.runs.Load()
 	postID(alias.URL, "alias-1")
-	if resp := postID(alias.URL, "alias-1"); resp.StatusCode != 201 || resp.Header.Get(ReplayedHeader) != "true" || h.runs.Load() != before+1 {
+	if resp := postID(alias.URL, "alias-1"); resp.StatusCode != 201 || resp.Header.Get(idem.ReplayedHeader) != "true" || h.runs.Load() != before+1 {
 		t.Errorf("X-Request-ID as a chosen key header: %d, %d runs", resp.StatusCode, h.runs.Load()-before)
 	}
 	// GET passes through.
 	if resp, _ := http.Get(srv.URL + "/orders"); resp.StatusCode != 201 {
 		t.Errorf("GET: %d", resp.StatusCode)
 	}
-	if _, err := New(Config{Scope: SingleTenant}); err == nil {
+	if _, err := idem.New(idem.Config{Scope: idem.SingleTenant}); err == nil {
 		t.Error("New without a store")
 	}
 }
@@ -308,7 +310,7 @@ func FuzzKeyHeader(f *testing.F) {
 	for _, s := range []string{"", "k", "a\x00b", strings.Repeat("x", 300), "ключ", "a\tb", "\x7f"} {
 		f.Add(s)
 	}
-	mw, _ := New(Config{Store: NewMemory(), Scope: SingleTenant})
+	mw, _ := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
 	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
 	f.Fuzz(func(t *testing.T, key string) {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
@@ -320,7 +322,7 @@ func FuzzKeyHeader(f *testing.F) {
 			if rec.Code != 201 {
 				t.Fatalf("no key: %d", rec.Code)
 			}
-		case func() bool { _, err := parseKey(key); return err != nil }():
+		case func() bool { _, err := idem.ParseKey(key); return err != nil }():
 			if rec.Code != 400 {
 				t.Fatalf("invalid key %q: %d", key, rec.Code)
 			}
@@ -340,7 +342,7 @@ func TestOnce(t *testing.T) {
 			runs := 0
 			fn := func(context.Context) error { runs++; return nil }
 			for range 3 {
-				if err := Once(ctx, st.store, key, fn, OnceOptions{}); err != nil {
+				if err := idem.Once(ctx, st.store, key, fn, idem.OnceOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -349,15 +351,15 @@ func TestOnce(t *testing.T) {
 			}
 			k2 := uniqueKey(t, "fail")
 			boom := errors.New("boom")
-			if err := Once(ctx, st.store, k2, func(context.Context) error { return boom }, OnceOptions{}); !errors.Is(err, boom) {
+			if err := idem.Once(ctx, st.store, k2, func(context.Context) error { return boom }, idem.OnceOptions{}); !errors.Is(err, boom) {
 				t.Fatal(err)
 			}
-			if err := Once(ctx, st.store, k2, fn, OnceOptions{}); err != nil || runs != 2 {
+			if err := idem.Once(ctx, st.store, k2, fn, idem.OnceOptions{}); err != nil || runs != 2 {
 				t.Fatalf("redelivery after an error: %v, %d runs", err, runs)
 			}
 			k3 := uniqueKey(t, "held")
 			st.store.Claim(ctx, k3, "", time.Minute)
-			if err := Once(ctx, st.store, k3, fn, OnceOptions{}); !errors.Is(err, ErrInProgress) {
+			if err := idem.Once(ctx, st.store, k3, fn, idem.OnceOptions{}); !errors.Is(err, idem.ErrInProgress) {
 				t.Fatalf("held elsewhere: %v", err)
 			}
 		})
@@ -366,13 +368,13 @@ func TestOnce(t *testing.T) {
 
 func TestScopedKey(t *testing.T) {
 	long := strings.Repeat("t", 1000)
-	if k := scopedKey(long, strings.Repeat("k", maxKeyLen)); len(k) > 330 {
+	if k := idem.ScopedKey(long, strings.Repeat("k", idem.MaxKeyLen)); len(k) > 330 {
 		t.Errorf("scoped key of %d bytes", len(k))
 	}
-	if scopedKey("a:b", "c") == scopedKey("a", "b:c") {
+	if idem.ScopedKey("a:b", "c") == idem.ScopedKey("a", "b:c") {
 		t.Error("two scopes share a key")
 	}
-	if scopedKey(long, "k") == scopedKey(long+"x", "k") {
+	if idem.ScopedKey(long, "k") == idem.ScopedKey(long+"x", "k") {
 		t.Error("long scopes collide")
 	}
 }

@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // BenchmarkOverhead measures what the middleware adds to a request in process: the same
@@ -33,7 +35,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	b.Run("bare", func(b *testing.B) { run(b, handler) })
 	b.Run("memory", func(b *testing.B) {
-		mw, err := New(Config{Store: NewMemory(), Scope: SingleTenant})
+		mw, err := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
 		if err != nil {
 			b.Fatal(err)
 		}

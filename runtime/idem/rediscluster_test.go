@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/idem/redisidem"
 )
 
 // clusterClient returns a client on the Redis Cluster in IDGEN_TEST_REDIS_CLUSTER_ADDRS,
@@ -30,7 +32,7 @@ func init() {
 		}
 		c, prefix := clusterClient(tb)
 		s := clusterStore(tb, c, prefix)
-		open := func(tb testing.TB) (Store, func()) {
+		open := func(tb testing.TB) (idem.Store, func()) {
 			c := redis.NewClusterClient(c.Options())
 			tb.Cleanup(func() { c.Close() })
 			return clusterStore(tb, c, prefix), func() { c.Close() }
@@ -40,9 +42,9 @@ func init() {
 }
 
 // clusterStore is a store on the cluster, which persists: NewRedis checks every master.
-func clusterStore(tb testing.TB, c *redis.ClusterClient, prefix string) *Redis {
+func clusterStore(tb testing.TB, c *redis.ClusterClient, prefix string) *redisidem.Store {
 	tb.Helper()
-	s, err := NewRedis(context.Background(), c, RedisOptions{Prefix: prefix})
+	s, err := redisidem.New(context.Background(), c, redisidem.Options{Prefix: prefix})
 	if err != nil {
 		tb.Fatal(err)
 	}

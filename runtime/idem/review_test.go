@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -12,12 +12,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // deafStore is a store whose Renew, once armed, blocks until released and ignores its
 // context, as go-redis does without ContextTimeoutEnabled when the network stalls.
 type deafStore struct {
-	Store
+	idem.Store
 	armed   atomic.Bool
 	blocked chan struct{} // closed when a Renew is blocked
 	release chan struct{}
@@ -34,23 +36,25 @@ func (s *deafStore) Renew(ctx context.Context, key, token string, lock time.Dura
 // TestRenewalThatNeverAnswers: a renewal stuck in a store that ignores its deadline still
 // cancels the work before the claim could lapse: while the store call is blocked.
 func TestRenewalThatNeverAnswers(t *testing.T) {
-	s := &deafStore{Store: NewMemory(), blocked: make(chan struct{}), release: make(chan struct{})}
+	s := &deafStore{Store: idem.NewMemory(), blocked: make(chan struct{}), release: make(chan struct{})}
 	s.armed.Store(true)
 	defer close(s.release)
 	w := newSlowWork(time.Minute)
 	done := make(chan error, 1)
-	go func() { done <- Once(context.Background(), s, "deaf", w.do, OnceOptions{LockTimeout: testLock}) }()
+	go func() {
+		done <- idem.Once(context.Background(), s, "deaf", w.do, idem.OnceOptions{LockTimeout: testLock})
+	}()
 	<-w.started
 	<-s.blocked
 	select {
 	case cause := <-w.cause:
-		if !errors.Is(cause, ErrClaimLost) {
+		if !errors.Is(cause, idem.ErrClaimLost) {
 			t.Fatalf("cancelled with %v", cause)
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the work was not cancelled while its renewal hung")
 	}
-	if err := <-done; !errors.Is(err, ErrClaimLost) {
+	if err := <-done; !errors.Is(err, idem.ErrClaimLost) {
 		t.Errorf("Once: %v", err)
 	}
 }
@@ -63,7 +67,7 @@ func TestBodyIsTheRequests(t *testing.T) {
 		kept = append(kept, r.Body)
 		w.WriteHeader(201)
 	})
-	mw, _ := New(Config{Store: NewMemory(), Scope: SingleTenant})
+	mw, _ := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
 	for _, body := range []string{"TENANT-A", "TENANT-B-CARD-NUMBER"} {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 		req.Header.Set("Idempotency-Key", "body-"+body)
@@ -78,11 +82,11 @@ func TestBodyIsTheRequests(t *testing.T) {
 // completed by a request with another payload (through another process's middleware)
 // gets 422, not the other request's response.
 func TestWaiterSeesAnotherRequest(t *testing.T) {
-	store := NewMemory()
+	store := idem.NewMemory()
 	gate := make(chan struct{})
 	started := make(chan struct{})
-	p1, _ := New(Config{Store: store, Scope: SingleTenant, Logger: discard})
-	p2, _ := New(Config{Store: store, Scope: SingleTenant, Wait: time.Minute, Logger: discard})
+	p1, _ := idem.New(idem.Config{Store: store, Scope: idem.SingleTenant, Logger: discard})
+	p2, _ := idem.New(idem.Config{Store: store, Scope: idem.SingleTenant, Wait: time.Minute, Logger: discard})
 	failing := p1.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)
 		<-gate
@@ -107,9 +111,7 @@ func TestWaiterSeesAnotherRequest(t *testing.T) {
 	}()
 	// The retry is waiting once the key has a watch in p2.
 	for {
-		p2.watches.mu.Lock()
-		n := len(p2.watches.m)
-		p2.watches.mu.Unlock()
+		n := idem.Watched(p2)
 		if n > 0 {
 			break
 		}
@@ -145,7 +147,7 @@ func TestFlushThenStatus(t *testing.T) {
 		w.(http.Flusher).Flush()
 		w.WriteHeader(500)
 	})
-	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}, h)
 	for range 2 {
 		resp, _ := post(t, srv.URL, "flush", "", "{}")
 		if resp.StatusCode != 200 {
@@ -160,14 +162,14 @@ func TestFlushThenStatus(t *testing.T) {
 // outcomes records what an Observer hears.
 type outcomes struct {
 	mu sync.Mutex
-	n  map[Outcome]int
+	n  map[idem.Outcome]int
 }
 
-func (o *outcomes) Served(out Outcome, d time.Duration) {
+func (o *outcomes) Served(out idem.Outcome, d time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.n == nil {
-		o.n = map[Outcome]int{}
+		o.n = map[idem.Outcome]int{}
 	}
 	o.n[out]++
 }
@@ -176,7 +178,7 @@ func (o *outcomes) Served(out Outcome, d time.Duration) {
 func TestObserver(t *testing.T) {
 	obs := &outcomes{}
 	h := &orderHandler{}
-	srv := newServer(t, Config{Store: NewMemory(), Scope: tenantScope, Observer: obs}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: tenantScope, Observer: obs}, h)
 	post(t, srv.URL, "o1", "acme", `{"a":1}`) // ran
 	post(t, srv.URL, "o1", "acme", `{"a":1}`) // replayed
 	post(t, srv.URL, "o1", "acme", `{"a":2}`) // mismatch
@@ -184,7 +186,7 @@ func TestObserver(t *testing.T) {
 	h.fail.Store(1)
 	post(t, srv.URL, "o3", "acme", `{}`) // released: 500
 	post(t, srv.URL, "", "acme", `{}`)   // no key: not reported
-	want := map[Outcome]int{Ran: 1, Replayed: 1, Mismatch: 1, Refused: 1, Released: 1}
+	want := map[idem.Outcome]int{idem.Ran: 1, idem.Replayed: 1, idem.Mismatch: 1, idem.Refused: 1, idem.Released: 1}
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	if !maps.Equal(obs.n, want) {

@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // countingConnector counts the statements sent to a database: every Exec and Query
@@ -103,8 +105,8 @@ func TestRoundTrips(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec.Code
 	}
-	measure := func(t *testing.T, s Store, n *atomic.Int64) {
-		mw, err := New(Config{Store: s, Scope: SingleTenant})
+	measure := func(t *testing.T, s idem.Store, n *atomic.Int64) {
+		mw, err := idem.New(idem.Config{Store: s, Scope: idem.SingleTenant})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +136,7 @@ func TestRoundTrips(t *testing.T) {
 				t.Skip("set " + b.env + " to run against " + b.name)
 			}
 			db, n := countingDB(t, b, b.dsn(t, "idem_rt"))
-			s, err := NewSQL(db, b.dialect, SQLOptions{})
+			s, err := idem.NewSQL(db, b.dialect, idem.SQLOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

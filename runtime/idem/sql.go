@@ -376,7 +376,7 @@ func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Dura
 	if err := checkKey(key); err != nil {
 		return "", nil, err
 	}
-	token := newToken()
+	token := NewToken()
 	changed := s.dialect == MySQL && s.mysqlCounts(ctx) == rowsChanged
 	for range maxVanished {
 		now := s.now()

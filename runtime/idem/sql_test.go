@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"context"
@@ -17,21 +17,22 @@ import (
 
 	"github.com/idgen/idgen/internal/sqlstore"
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // sqlBackend is one database an SQL store is tested on.
 type sqlBackend struct {
 	name, driver string
-	dialect      Dialect
+	dialect      idem.Dialect
 	env          string // the variable naming the server; "" for SQLite, always run
 	// dsn returns a DSN for a fresh database, named after name on a server.
 	dsn func(tb testing.TB, name string) string
 }
 
 var sqlBackends = []sqlBackend{
-	{name: "postgres", driver: "pgx", dialect: Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
-	{name: "mysql", driver: "mysql", dialect: MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
-	{name: "sqlite", driver: "sqlite", dialect: SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
+	{name: "postgres", driver: "pgx", dialect: idem.Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
+	{name: "mysql", driver: "mysql", dialect: idem.MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
+	{name: "sqlite", driver: "sqlite", dialect: idem.SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
 }
 
 // open returns a handle on the database at dsn, closed when the test ends: one process's
@@ -52,13 +53,13 @@ func (b sqlBackend) open(tb testing.TB, dsn string) *sql.DB {
 }
 
 // store returns a store on db with its table created.
-func (b sqlBackend) store(tb testing.TB, db *sql.DB, opts ...SQLOptions) *SQL {
+func (b sqlBackend) store(tb testing.TB, db *sql.DB, opts ...idem.SQLOptions) *idem.SQL {
 	tb.Helper()
-	var o SQLOptions
+	var o idem.SQLOptions
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	s, err := NewSQL(db, b.dialect, o)
+	s, err := idem.NewSQL(db, b.dialect, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func sqlStores(tb testing.TB) []namedStore {
 			continue
 		}
 		dsn := b.dsn(tb, fmt.Sprintf("idem_mw_%d", sqlStoreDBs.Add(1)))
-		open := func(tb testing.TB) (Store, func()) {
+		open := func(tb testing.TB) (idem.Store, func()) {
 			db := b.open(tb, dsn)
 			return b.store(tb, db), func() { db.Close() }
 		}
@@ -102,7 +103,7 @@ func TestSQLStore(t *testing.T) {
 			t.Run("two processes", func(t *testing.T) {
 				// Two handles with their own pools and stores: what two processes sharing
 				// the table do. A second table, so the rows conformance left do not count.
-				opt := SQLOptions{Table: "idem_two"}
+				opt := idem.SQLOptions{Table: "idem_two"}
 				sqlTwoProcesses(t, b.store(t, b.open(t, dsn), opt), b.store(t, b.open(t, dsn), opt))
 			})
 		})
@@ -121,10 +122,10 @@ func TestSQLStoreFoundRows(t *testing.T) {
 	}
 	s := b.store(t, b.open(t, dsn+sep+"clientFoundRows=true"))
 	conformance(t, s, "")
-	if s.foundRows.Load() != rowsFound {
-		t.Errorf("the store did not notice clientFoundRows: %d", s.foundRows.Load())
+	if idem.SQLFoundRows(s) != idem.RowsFound {
+		t.Errorf("the store did not notice clientFoundRows: %d", idem.SQLFoundRows(s))
 	}
-	sqlTwoProcesses(t, b.store(t, b.open(t, dsn+sep+"clientFoundRows=true"), SQLOptions{Table: "idem_two"}), b.store(t, b.open(t, dsn), SQLOptions{Table: "idem_two"}))
+	sqlTwoProcesses(t, b.store(t, b.open(t, dsn+sep+"clientFoundRows=true"), idem.SQLOptions{Table: "idem_two"}), b.store(t, b.open(t, dsn), idem.SQLOptions{Table: "idem_two"}))
 }
 
 // TestSQLStoreBusy races claims on SQLite opened without a busy timeout: the store
@@ -137,9 +138,9 @@ func TestSQLStoreBusy(t *testing.T) {
 
 // sqlRoundTrip checks that keys are bytes compared exactly and that responses come back
 // as they were stored.
-func sqlRoundTrip(t *testing.T, s *SQL) {
+func sqlRoundTrip(t *testing.T, s *idem.SQL) {
 	ctx := context.Background()
-	keys := []string{"Case", "case", "CASE ", "nul\x00inside", "\xff\xfe not UTF-8", "é", strings.Repeat("k", MaxSQLKeyLen)}
+	keys := []string{"Case", "case", "CASE ", "nul\x00inside", "\xff\xfe not UTF-8", "é", strings.Repeat("k", idem.MaxSQLKeyLen)}
 	tokens := map[string]string{}
 	for _, k := range keys {
 		tok, held, err := s.Claim(ctx, k, "fp\x00"+k, time.Minute)
@@ -150,11 +151,11 @@ func sqlRoundTrip(t *testing.T, s *SQL) {
 	}
 	for _, k := range keys {
 		_, held, err := s.Claim(ctx, k, "other", time.Minute)
-		if err != nil || held == nil || held.Key != k || held.Fingerprint != "fp\x00"+k || held.State != InProgress {
+		if err != nil || held == nil || held.Key != k || held.Fingerprint != "fp\x00"+k || held.State != idem.InProgress {
 			t.Fatalf("claim of held %q: %+v %v", k, held, err)
 		}
 	}
-	for i, tc := range []Response{
+	for i, tc := range []idem.Response{
 		{Status: 200},
 		{Status: 201, Header: http.Header{}, Body: []byte{}},
 		{Status: 202, Header: http.Header{"Set": {"a", "b"}, "Link": {`</x>; rel="next"`}}, Body: []byte("\x00\xff binary")},
@@ -172,18 +173,18 @@ func sqlRoundTrip(t *testing.T, s *SQL) {
 			t.Errorf("key %q: stored %+v, got %+v", k, tc, r)
 		}
 	}
-	long := strings.Repeat("k", MaxSQLKeyLen+1)
-	var tooLong *KeyTooLongError
-	if _, _, err := s.Claim(ctx, long, "fp", time.Minute); !errors.As(err, &tooLong) || tooLong.Len != MaxSQLKeyLen+1 {
+	long := strings.Repeat("k", idem.MaxSQLKeyLen+1)
+	var tooLong *idem.KeyTooLongError
+	if _, _, err := s.Claim(ctx, long, "fp", time.Minute); !errors.As(err, &tooLong) || tooLong.Len != idem.MaxSQLKeyLen+1 {
 		t.Errorf("claim of a %d-byte key: %v", len(long), err)
 	}
 }
 
 // sqlTwoProcesses races 50 claims through two stores on one table: on an absent key, on a
 // key whose claim timed out, and on a key whose response expired. One claim wins each.
-func sqlTwoProcesses(t *testing.T, a, b *SQL) {
+func sqlTwoProcesses(t *testing.T, a, b *idem.SQL) {
 	ctx := context.Background()
-	stores := []*SQL{a, b}
+	stores := []*idem.SQL{a, b}
 	prepare := map[string]func(key string){
 		"absent": func(string) {},
 		"lock timed out": func(key string) {
@@ -194,7 +195,7 @@ func sqlTwoProcesses(t *testing.T, a, b *SQL) {
 		"response expired": func(key string) {
 			tok, _, err := b.Claim(ctx, key, "done", time.Minute)
 			if err == nil {
-				err = b.Complete(ctx, key, tok, Response{Status: 200}, time.Millisecond)
+				err = b.Complete(ctx, key, tok, idem.Response{Status: 200}, time.Millisecond)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -231,7 +232,7 @@ func sqlTwoProcesses(t *testing.T, a, b *SQL) {
 			if len(won) != 1 {
 				t.Fatalf("%d callers claimed the key, want 1", len(won))
 			}
-			if err := stores[1].Complete(ctx, key, won[0], Response{Status: 200}, time.Minute); err != nil {
+			if err := stores[1].Complete(ctx, key, won[0], idem.Response{Status: 200}, time.Minute); err != nil {
 				t.Fatalf("the winner could not complete through the other store: %v", err)
 			}
 		})
@@ -245,7 +246,7 @@ func TestSQLStoreClock(t *testing.T) {
 	s := b.store(t, b.open(t, b.dsn(t, "")))
 	start := time.UnixMilli(1_800_000_000_000)
 	var now time.Time
-	s.now = func() time.Time { return now }
+	idem.SetSQLClock(s, func() time.Time { return now })
 	ctx := context.Background()
 	var token string
 	do := map[string]func() string{
@@ -260,7 +261,7 @@ func TestSQLStoreClock(t *testing.T) {
 			token = tok
 			return "won"
 		},
-		"complete": func() string { return fmt.Sprint(s.Complete(ctx, "k", token, Response{Status: 200}, time.Second)) },
+		"complete": func() string { return fmt.Sprint(s.Complete(ctx, "k", token, idem.Response{Status: 200}, time.Second)) },
 		"purge": func() string {
 			n, err := s.Purge(ctx)
 			return fmt.Sprint(n, err)
@@ -286,7 +287,7 @@ func TestSQLStoreClock(t *testing.T) {
 		{1099 * time.Millisecond, "claim", "held completed"},
 		{1100 * time.Millisecond, "get", "completed"},
 		{1100 * time.Millisecond, "purge", "1 <nil>"},
-		{1100 * time.Millisecond, "get", ErrNotFound.Error()},
+		{1100 * time.Millisecond, "get", idem.ErrNotFound.Error()},
 		{1100 * time.Millisecond, "claim", "won"},
 		{1200 * time.Millisecond, "claim", "won"},
 		{1200 * time.Millisecond, "complete", "<nil>"},
@@ -302,19 +303,19 @@ func TestSQLStoreClock(t *testing.T) {
 
 func TestNewSQL(t *testing.T) {
 	for _, tc := range []struct {
-		dialect Dialect
+		dialect idem.Dialect
 		table   string
 		err     error
 		schema  []string // a fragment of each statement
 	}{
-		{Postgres, "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
-		{Postgres, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
-		{MySQL, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
-		{SQLite, "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
-		{Dialect(9), "", ErrUnknownDialect, nil},
-		{0, "", ErrUnknownDialect, nil},
+		{idem.Postgres, "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
+		{idem.Postgres, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
+		{idem.MySQL, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
+		{idem.SQLite, "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
+		{idem.Dialect(9), "", idem.ErrUnknownDialect, nil},
+		{0, "", idem.ErrUnknownDialect, nil},
 	} {
-		s, err := NewSQL(nil, tc.dialect, SQLOptions{Table: tc.table})
+		s, err := idem.NewSQL(nil, tc.dialect, idem.SQLOptions{Table: tc.table})
 		if !errors.Is(err, tc.err) {
 			t.Errorf("NewSQL(%v, %q): %v, want %v", tc.dialect, tc.table, err, tc.err)
 			continue
@@ -334,19 +335,19 @@ func TestNewSQL(t *testing.T) {
 		}
 	}
 	// The table rule of runtime/lease and runtime/segment, on the cases they share.
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+	for _, d := range []idem.Dialect{idem.Postgres, idem.MySQL, idem.SQLite} {
 		for _, name := range sqlstore.HostileTables() {
 			if name == "" {
 				continue // SQLOptions' zero value: DefaultTable
 			}
-			_, err := NewSQL(nil, d, SQLOptions{Table: name})
-			var te *TableError
-			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidTable) {
+			_, err := idem.NewSQL(nil, d, idem.SQLOptions{Table: name})
+			var te *idem.TableError
+			if !errors.As(err, &te) || !errors.Is(err, idem.ErrInvalidTable) {
 				t.Errorf("NewSQL(%v, %q): %v, want a *TableError", d, name, err)
 			}
 		}
 		for _, name := range sqlstore.GoodTables() {
-			if _, err := NewSQL(nil, d, SQLOptions{Table: name}); err != nil {
+			if _, err := idem.NewSQL(nil, d, idem.SQLOptions{Table: name}); err != nil {
 				t.Errorf("NewSQL(%v, %q): %v", d, name, err)
 			}
 		}
@@ -355,26 +356,26 @@ func TestNewSQL(t *testing.T) {
 
 func TestSQLBind(t *testing.T) {
 	for _, tc := range []struct {
-		dialect    Dialect
+		dialect    idem.Dialect
 		tmpl, want string
 	}{
-		{Postgres, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
-		{SQLite, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
-		{MySQL, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
+		{idem.Postgres, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
+		{idem.SQLite, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
+		{idem.MySQL, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
 	} {
-		s, err := NewSQL(nil, tc.dialect, SQLOptions{})
+		s, err := idem.NewSQL(nil, tc.dialect, idem.SQLOptions{})
 		if err != nil {
 			t.Fatal(err)
-		}
-		st := s.bind(tc.tmpl)
-		if st.Query != tc.want {
-			t.Errorf("%s: %q, want %q", tc.dialect, st.Query, tc.want)
 		}
 		args := make([]any, 10)
 		for i := range args {
 			args[i] = i + 1
 		}
-		if got := fmt.Sprint(st.Args(args...)); tc.dialect == MySQL && got != "[1 2 1 10]" {
+		q, bound := idem.SQLBind(s, tc.tmpl, args...)
+		if q != tc.want {
+			t.Errorf("%s: %q, want %q", tc.dialect, q, tc.want)
+		}
+		if got := fmt.Sprint(bound); tc.dialect == idem.MySQL && got != "[1 2 1 10]" {
 			t.Errorf("mysql arguments %s, want [1 2 1 10]", got)
 		}
 	}
@@ -387,7 +388,7 @@ func ExampleNewSQL() {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
-	store, err := NewSQL(db, SQLite, SQLOptions{})
+	store, err := idem.NewSQL(db, idem.SQLite, idem.SQLOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -398,7 +399,7 @@ func ExampleNewSQL() {
 	token, _, _ := store.Claim(ctx, "tenant-1:order-42", "fingerprint", time.Minute)
 	_, held, _ := store.Claim(ctx, "tenant-1:order-42", "fingerprint", time.Minute)
 	fmt.Println(held.State)
-	store.Complete(ctx, "tenant-1:order-42", token, Response{Status: 201, Body: []byte(`{"id":"o1"}`)}, 24*time.Hour)
+	store.Complete(ctx, "tenant-1:order-42", token, idem.Response{Status: 201, Body: []byte(`{"id":"o1"}`)}, 24*time.Hour)
 	_, held, _ = store.Claim(ctx, "tenant-1:order-42", "fingerprint", time.Minute)
 	fmt.Println(held.State, held.Response.Status, string(held.Response.Body))
 	// Output:

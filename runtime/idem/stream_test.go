@@ -1,4 +1,4 @@
-package idem
+package idem_test
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/runtime/idem"
 )
 
 // TestOversizeResponse: a response 4 times MaxResponseBytes reaches the client whole, and
@@ -36,17 +38,17 @@ func TestOversizeResponse(t *testing.T) {
 					}
 				}
 			})
-			srv := newServer(t, Config{Store: st.store, Scope: tenantScope, MaxResponseBytes: limit}, h)
+			srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope, MaxResponseBytes: limit}, h)
 			key := uniqueKey(t, "big")
 			resp, body := post(t, srv.URL, key, "acme", `{}`)
-			if resp.StatusCode != http.StatusCreated || body != string(big) || !strings.Contains(resp.Header.Get(WarningHeader), "not stored") {
-				t.Fatalf("first response: %d, %d bytes, warning %q", resp.StatusCode, len(body), resp.Header.Get(WarningHeader))
+			if resp.StatusCode != http.StatusCreated || body != string(big) || !strings.Contains(resp.Header.Get(idem.WarningHeader), "not stored") {
+				t.Fatalf("first response: %d, %d bytes, warning %q", resp.StatusCode, len(body), resp.Header.Get(idem.WarningHeader))
 			}
 			for i := range 3 {
 				resp, body := post(t, srv.URL, key, "acme", `{}`)
 				var p map[string]any
-				if resp.StatusCode != http.StatusCreated || resp.Header.Get(ReplayedHeader) != "true" ||
-					resp.Header.Get(WarningHeader) == "" || resp.Header.Get("Location") != "/orders/1" ||
+				if resp.StatusCode != http.StatusCreated || resp.Header.Get(idem.ReplayedHeader) != "true" ||
+					resp.Header.Get(idem.WarningHeader) == "" || resp.Header.Get("Location") != "/orders/1" ||
 					resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal([]byte(body), &p) != nil {
 					t.Errorf("retry %d: %d %v %q", i, resp.StatusCode, resp.Header, body)
 				}
@@ -73,7 +75,7 @@ func TestStreamedMemory(t *testing.T) {
 			}
 		}
 	})
-	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant, MaxResponseBytes: limit}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, MaxResponseBytes: limit}, h)
 
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	heap := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
@@ -141,7 +143,7 @@ func TestServerSentEvents(t *testing.T) {
 				}
 				io.WriteString(w, "data: two\n\n")
 			})
-			srv := newServer(t, Config{Store: st.store, Scope: tenantScope}, h)
+			srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope}, h)
 			key := uniqueKey(t, "sse")
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
 			req.Header.Set("Idempotency-Key", key)
@@ -162,7 +164,7 @@ func TestServerSentEvents(t *testing.T) {
 				t.Errorf("rest of the stream: %q", rest)
 			}
 			resp2, _ := post(t, srv.URL, key, "acme", "{}")
-			if resp2.StatusCode != http.StatusOK || resp2.Header.Get(ReplayedHeader) != "true" || resp2.Header.Get(WarningHeader) == "" {
+			if resp2.StatusCode != http.StatusOK || resp2.Header.Get(idem.ReplayedHeader) != "true" || resp2.Header.Get(idem.WarningHeader) == "" {
 				t.Errorf("retry of a stream: %d %v", resp2.StatusCode, resp2.Header)
 			}
 			if runs.Load() != 1 {
@@ -187,13 +189,13 @@ func TestHijack(t *testing.T) {
 		rw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 		rw.Flush()
 	})
-	srv := newServer(t, Config{Store: NewMemory(), Scope: SingleTenant}, h)
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}, h)
 	resp, body := post(t, srv.URL, "hijack", "", "{}")
 	if resp.StatusCode != http.StatusAccepted || body != "ok" {
 		t.Fatalf("hijacked response: %d %q", resp.StatusCode, body)
 	}
 	resp, _ = post(t, srv.URL, "hijack", "", "{}")
-	if resp.Header.Get(ReplayedHeader) != "true" || runs.Load() != 1 {
+	if resp.Header.Get(idem.ReplayedHeader) != "true" || runs.Load() != 1 {
 		t.Errorf("retry of a hijacked request: %d %v, %d runs", resp.StatusCode, resp.Header, runs.Load())
 	}
 }

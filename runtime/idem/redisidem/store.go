@@ -1,4 +1,4 @@
-package idem
+package redisidem
 
 import (
 	"context"
@@ -14,10 +14,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/redisdurable"
+	"github.com/idgen/idgen/runtime/idem"
 )
 
-// DefaultPrefix starts the names of the keys a [Redis] store uses when
-// RedisOptions.Prefix is empty.
+// DefaultPrefix starts the names of the keys a [Store] uses when Options.Prefix is
+// empty.
 const DefaultPrefix = "idgen:idem:"
 
 // RedisGrace is how long a Redis store's record stays in Redis after its time is over (the
@@ -117,7 +118,7 @@ end
 return 0
 `)
 
-// Redis is a Store in Redis: one hash per key, named prefix+key, and every
+// Store is an [idem.Store] in Redis: one hash per key, named prefix+key, and every
 // transition one Lua script, judged by Redis's clock. A claim takes the key only when it
 // is absent or its time is over, and returns the holder otherwise, atomically; Complete
 // and Release act only for the claim's token. Each record carries a PEXPIREAT at its time
@@ -128,22 +129,22 @@ return 0
 // failover to a replica that missed the latest writes, forgets claims and responses, and
 // a request may then run twice. Run it with persistence, and with maxmemory-policy
 // noeviction, since every record has a TTL and any volatile-* policy may evict a live
-// claim. NewRedis refuses a server without persistence unless told otherwise. On Redis
+// claim. New refuses a server without persistence unless told otherwise. On Redis
 // Cluster each key is one slot, so records spread over the cluster.
-type Redis struct {
+type Store struct {
 	client redis.UniversalClient
 	prefix string
 }
 
-// RedisOptions configures a [Redis] store. The zero value uses DefaultPrefix and
-// requires a server that persists its data.
-type RedisOptions struct {
+// Options configures a [Store]. The zero value uses DefaultPrefix and requires a server
+// that persists its data.
+type Options struct {
 	// Prefix starts the names of the keys, DefaultPrefix if empty. Stores that share a
 	// Redis must not share a prefix unless they share their keys.
 	Prefix string
-	// AllowNoPersistence skips the check NewRedis makes that the server keeps its data
+	// AllowNoPersistence skips the check New makes that the server keeps its data
 	// across a restart (INFO persistence: aof_enabled:1 on the server, on every master of a
-	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it NewRedis refuses
+	// *redis.ClusterClient, on every shard of a *redis.Ring). Without it New refuses
 	// a server with the AOF off, even with RDB snapshots (which lose the writes since the
 	// last one), and a server that refuses INFO (managed services), with a
 	// *NotPersistentError. Set it for a server you know persists by means the check cannot
@@ -152,22 +153,24 @@ type RedisOptions struct {
 	AllowNoPersistence bool
 }
 
-// NotPersistentError is returned by NewRedis for a server that may forget what it stores
+// NotPersistentError is returned by New for a server that may forget what it stores
 // across a restart, or whose persistence cannot be checked: Addr names the server, Reason
 // says what it reported, Err is the server's refusal of INFO when that is why, and the
-// message says how to turn persistence on or opt out with RedisOptions.AllowNoPersistence.
-// It matches ErrNotPersistent, and is the type runtime/lease and runtime/segment return
-// too.
+// message says how to turn persistence on or opt out with Options.AllowNoPersistence.
+// It matches ErrNotPersistent, and is the type redislease and redissegment return too.
 type NotPersistentError = redisdurable.Error
 
 // ErrNotPersistent is matched by every *NotPersistentError.
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
-// NewRedis returns a store on client (a *redis.Client, *redis.ClusterClient or
+// New returns a store on client (a *redis.Client, *redis.ClusterClient or
 // *redis.Ring) whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set,
 // it first asks the server whether it persists its data and fails with a
 // *NotPersistentError if it may not.
-func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
+func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Store, error) {
+	if client == nil {
+		return nil, errors.New("redisidem: New needs a client")
+	}
 	if !opts.AllowNoPersistence {
 		if err := redisdurable.Check(ctx, client); err != nil {
 			return nil, err
@@ -177,85 +180,85 @@ func NewRedis(ctx context.Context, client redis.UniversalClient, opts RedisOptio
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Redis{client: client, prefix: prefix}, nil
+	return &Store{client: client, prefix: prefix}, nil
 }
 
-// Claim implements Store with one script.
-func (s *Redis) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *Record, error) {
-	token := newToken()
+// Claim implements idem.Store with one script.
+func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *idem.Record, error) {
+	token := idem.NewToken()
 	res, err := claimLua.Run(ctx, s.client, []string{s.prefix + key}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
 	if err != nil {
-		return "", nil, fmt.Errorf("idem: claiming a key in Redis: %w", err)
+		return "", nil, fmt.Errorf("redisidem: claiming a key in Redis: %w", err)
 	}
 	if vals, ok := res.([]any); ok {
 		rec, err := parseRecord(key, vals)
 		if err != nil {
-			return "", nil, fmt.Errorf("idem: claiming a key in Redis: %w", err)
+			return "", nil, fmt.Errorf("redisidem: claiming a key in Redis: %w", err)
 		}
 		return "", rec, nil
 	}
 	return token, nil, nil
 }
 
-// Complete implements Store with one script.
-func (s *Redis) Complete(ctx context.Context, key, token string, resp Response, ttl time.Duration) error {
+// Complete implements idem.Store with one script.
+func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
 	args := []any{token, ceilMs(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
 	if resp.Header != nil {
 		b, err := json.Marshal(resp.Header)
 		if err != nil {
-			return fmt.Errorf("idem: encoding the response header: %w", err)
+			return fmt.Errorf("redisidem: encoding the response header: %w", err)
 		}
 		args = append(args, b)
 	}
 	return s.change(ctx, "completing", completeLua, key, args...)
 }
 
-// Release implements Store with one script.
-func (s *Redis) Release(ctx context.Context, key, token string) error {
+// Release implements idem.Store with one script.
+func (s *Store) Release(ctx context.Context, key, token string) error {
 	return s.change(ctx, "releasing", releaseLua, key, token)
 }
 
-// Renew implements Store with one script.
-func (s *Redis) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+// Renew implements idem.Store with one script.
+func (s *Store) Renew(ctx context.Context, key, token string, lock time.Duration) error {
 	return s.change(ctx, "renewing", renewLua, key, token, ceilMs(lock), RedisGrace.Milliseconds())
 }
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.
-func (s *Redis) change(ctx context.Context, doing string, script *redis.Script, key string, args ...any) error {
+func (s *Store) change(ctx context.Context, doing string, script *redis.Script, key string, args ...any) error {
 	n, err := script.Run(ctx, s.client, []string{s.prefix + key}, args...).Int64()
 	switch {
 	case err != nil:
-		return fmt.Errorf("idem: %s a key in Redis: %w", doing, err)
+		return fmt.Errorf("redisidem: %s a key in Redis: %w", doing, err)
 	case n == 0:
-		return ErrNotHolder
+		return idem.ErrNotHolder
 	}
 	return nil
 }
 
-// Get implements Store. Unlike Memory and SQL, it returns ErrNotFound for a
+// Get implements idem.Store. Unlike idem.Memory and idem.SQL, it returns idem.ErrNotFound for a
 // record whose time is over even before it is purged.
-func (s *Redis) Get(ctx context.Context, key string) (*Record, error) {
+func (s *Store) Get(ctx context.Context, key string) (*idem.Record, error) {
 	vals, err := getLua.Run(ctx, s.client, []string{s.prefix + key}).Slice()
 	if errors.Is(err, redis.Nil) {
-		return nil, ErrNotFound
+		return nil, idem.ErrNotFound
 	}
 	if err == nil {
-		var rec *Record
+		var rec *idem.Record
 		if rec, err = parseRecord(key, vals); err == nil {
 			return rec, nil
 		}
 	}
-	return nil, fmt.Errorf("idem: reading a key in Redis: %w", err)
+	return nil, fmt.Errorf("redisidem: reading a key in Redis: %w", err)
 }
 
-// Purge implements Store: it SCANs the keys under the prefix (on every master of a
+// Purge implements idem.Store: it SCANs the keys under the prefix (on every master of a
 // cluster) and deletes those whose time is over, one script each. It counts only records
 // still in Redis: those Redis already deleted, RedisGrace after their time, are not
 // counted, so it may return 0 having nothing left to do. The SCAN walks the whole
 // keyspace, so on a large Redis run it rarely, or not at all. Keys under the prefix
 // include those of a store whose prefix extends it ("a:" and "a:b:"); their records are
 // judged the same way.
-func (s *Redis) Purge(ctx context.Context) (int, error) {
+func (s *Store) Purge(ctx context.Context) (int, error) {
 	var n atomic.Int64
 	purge := func(ctx context.Context, c redis.Cmdable) error {
 		if err := purgeLua.Load(ctx, c).Err(); err != nil {
@@ -306,13 +309,13 @@ func (s *Redis) Purge(ctx context.Context) (int, error) {
 		err = purge(ctx, c)
 	}
 	if err != nil {
-		return int(n.Load()), fmt.Errorf("idem: purging Redis: %w", err)
+		return int(n.Load()), fmt.Errorf("redisidem: purging Redis: %w", err)
 	}
 	return int(n.Load()), nil
 }
 
 // parseRecord reads the fields a script returns in the order of recordFields.
-func parseRecord(key string, vals []any) (*Record, error) {
+func parseRecord(key string, vals []any) (*idem.Record, error) {
 	if len(vals) != 7 {
 		return nil, fmt.Errorf("record of %d fields, want 7", len(vals))
 	}
@@ -326,8 +329,8 @@ func parseRecord(key string, vals []any) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record lock: %w", err)
 	}
-	rec := &Record{Key: key, Fingerprint: str(0), State: State(state), LockedUntil: fromMs(locked)}
-	if rec.State != Completed {
+	rec := &idem.Record{Key: key, Fingerprint: str(0), State: idem.State(state), LockedUntil: fromMs(locked)}
+	if rec.State != idem.Completed {
 		return rec, nil
 	}
 	exp, err := num(3)
@@ -339,7 +342,7 @@ func parseRecord(key string, vals []any) (*Record, error) {
 		return nil, fmt.Errorf("record status: %w", err)
 	}
 	rec.ExpiresAt = fromMs(exp)
-	rec.Response = &Response{Status: int(status)}
+	rec.Response = &idem.Response{Status: int(status)}
 	if vals[5] != nil {
 		var h http.Header
 		if err := json.Unmarshal([]byte(str(5)), &h); err != nil {
@@ -357,3 +360,10 @@ func parseRecord(key string, vals []any) (*Record, error) {
 func globEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(s)
 }
+
+func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
+
+func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// Prefix returns the prefix the store's keys start with (Options.Prefix, or DefaultPrefix).
+func (s *Store) Prefix() string { return s.prefix }
