@@ -25,7 +25,6 @@ require (
 	github.com/agext/levenshtein v1.2.3 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/bmatcuk/doublestar v1.3.4 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/glebarez/go-sqlite v1.21.2 // indirect
 	github.com/go-openapi/inflect v0.19.0 // indirect
@@ -39,12 +38,11 @@ require (
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/zclconf/go-cty v1.14.4 // indirect
 	github.com/zclconf/go-cty-yaml v1.1.0 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
@@ -53,8 +51,11 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
+tool github.com/idgen/idgen/cmd/idgen-gen
+
 replace (
 	github.com/idgen/idgen => ..
+	github.com/idgen/idgen/cmd/idgen-gen => ../cmd/idgen-gen
 	github.com/idgen/idgen/golden => ../golden
 	github.com/idgen/idgen/internal => ../internal
 	github.com/idgen/idgen/plugins/ent => ../plugins/ent
@@ -64,7 +65,3 @@ replace (
 	github.com/idgen/idgen/runtime/uniq => ../runtime/uniq
 	github.com/idgen/idgen/templates => ../templates
 )
-
-replace github.com/idgen/idgen/cmd/idgen-gen => ../cmd/idgen-gen
-
-tool github.com/idgen/idgen/cmd/idgen-gen

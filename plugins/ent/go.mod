@@ -50,6 +50,7 @@ require (
 
 replace (
 	github.com/idgen/idgen => ../..
+	github.com/idgen/idgen/cmd/idgen-gen => ../../cmd/idgen-gen
 	github.com/idgen/idgen/examples => ../../examples
 	github.com/idgen/idgen/internal => ../../internal
 	github.com/idgen/idgen/plugins/gorm => ../gorm
