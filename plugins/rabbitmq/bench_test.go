@@ -31,7 +31,7 @@ func BenchmarkConsume(b *testing.B) {
 			s := kind.Open(b, "rabbit_bench_"+kind.Name)
 			insert := s.Insert()
 			modes := []*benchMode{
-				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+				{name: "exactly-once", batch: consume.OnceTxBatch(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
@@ -41,6 +41,10 @@ func BenchmarkConsume(b *testing.B) {
 				})},
 				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idrabbit.Delivery) error {
 					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "exactly-once-single", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
 			}
@@ -67,6 +71,7 @@ func BenchmarkConsume(b *testing.B) {
 			}
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
 			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
+			b.ReportMetric(modes[1].elapsed.Seconds()/modes[3].elapsed.Seconds(), "ratio-single-tx")
 		})
 	}
 }
@@ -75,6 +80,7 @@ func BenchmarkConsume(b *testing.B) {
 type benchMode struct {
 	name    string
 	proc    consume.Processor[idrabbit.Delivery]
+	batch   consume.Batch[idrabbit.Delivery] // if set, the consumer is NewBatchConsumer's
 	queue   string
 	pub     *idrabbit.Publisher
 	c       *idrabbit.Consumer
@@ -91,8 +97,13 @@ func (m *benchMode) setUp(b *testing.B, url string, conn *amqp.Connection) {
 	if m.pub, err = idrabbit.NewPublisher(ch); err != nil {
 		b.Fatal(err)
 	}
-	m.c, err = idrabbit.NewConsumer(conn, m.proc, idrabbit.Options{Queue: m.queue, Prefetch: 64, Concurrency: 8,
-		OnError: func(d idrabbit.Delivery, err error) { b.Error(err) }})
+	opts := idrabbit.Options{Queue: m.queue, Prefetch: 64, Concurrency: 8,
+		OnError: func(d idrabbit.Delivery, err error) { b.Error(err) }}
+	if m.batch != nil {
+		m.c, err = idrabbit.NewBatchConsumer(conn, m.batch, opts)
+	} else {
+		m.c, err = idrabbit.NewConsumer(conn, m.proc, opts)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
