@@ -31,7 +31,7 @@ func BenchmarkConsume(b *testing.B) {
 			s := kind.Open(b, "jetstream_bench_"+kind.Name)
 			insert := s.Insert()
 			modes := []*benchMode{
-				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+				{name: "exactly-once", batch: consume.OnceTxBatch(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
@@ -41,6 +41,10 @@ func BenchmarkConsume(b *testing.B) {
 				})},
 				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idjetstream.Delivery) error {
 					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "exactly-once-single", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
 			}
@@ -67,6 +71,7 @@ func BenchmarkConsume(b *testing.B) {
 			}
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
 			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
+			b.ReportMetric(modes[1].elapsed.Seconds()/modes[3].elapsed.Seconds(), "ratio-single-tx")
 		})
 	}
 }
@@ -75,6 +80,7 @@ func BenchmarkConsume(b *testing.B) {
 type benchMode struct {
 	name    string
 	proc    consume.Processor[idjetstream.Delivery]
+	batch   consume.Batch[idjetstream.Delivery] // if set, the consumer is NewBatchConsumer's
 	js      jetstream.JetStream
 	subject string
 	c       *idjetstream.Consumer
@@ -89,8 +95,13 @@ func (m *benchMode) setUp(b *testing.B, js jetstream.JetStream) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.c, err = idjetstream.NewConsumer(js, cons, m.proc, idjetstream.Options{Prefetch: 64, Concurrency: 8,
-		OnError: func(d idjetstream.Delivery, err error) { b.Error(err) }})
+	opts := idjetstream.Options{Prefetch: 64, Concurrency: 8,
+		OnError: func(d idjetstream.Delivery, err error) { b.Error(err) }}
+	if m.batch != nil {
+		m.c, err = idjetstream.NewBatchConsumer(js, cons, m.batch, opts)
+	} else {
+		m.c, err = idjetstream.NewConsumer(js, cons, m.proc, opts)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
