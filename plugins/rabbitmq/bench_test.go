@@ -15,13 +15,16 @@ import (
 )
 
 // BenchmarkConsume: consumers of quorum queues, each message writing its effect row,
-// exactly once (consume.OnceTx: the key and the row in one transaction) against bare
-// consumers writing the same row (consume.InTx: the same handler in a plain transaction;
-// consume.AtLeastOnce: the row autocommitted), on the same RabbitMQ and database, with
-// Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at most
-// 2,000, the three taking turns, so that a neighbour's load on this shared machine falls
-// on all three alike; publishing is not timed. It reports each consumer's msgs/s and the
-// ratios of exactly-once to each bare consumer:
+// exactly once in batches (NewBatchConsumer with consume.OnceTxBatch, the default batch
+// size: the keys of a batch in one statement, the rows and the keys in one transaction)
+// against bare consumers writing the same row one message at a time (consume.InTx: the
+// same handler in a plain transaction; consume.AtLeastOnce: the row autocommitted), and
+// exactly once one message at a time (consume.OnceTx), on the same RabbitMQ and database,
+// with Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at
+// most 2,000, the four taking turns, so that a neighbour's load on this shared machine
+// falls on all alike; publishing is not timed. It reports each consumer's msgs/s, the
+// ratios of batched exactly-once to each bare consumer (ratio-tx, ratio-autocommit) and
+// of single exactly-once to the in-transaction one (ratio-single-tx):
 //
 //	go test -run '^$' -bench Consume -benchtime 20000x -count 3
 func BenchmarkConsume(b *testing.B) {
