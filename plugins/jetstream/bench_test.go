@@ -15,13 +15,16 @@ import (
 )
 
 // BenchmarkConsume: consumers of file-backed streams, each message writing its effect row,
-// exactly once (consume.OnceTx: the key and the row in one transaction) against bare
-// consumers writing the same row (consume.InTx: the same handler in a plain transaction;
-// consume.AtLeastOnce: the row autocommitted), on the same NATS server and database, with
-// Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at most
-// 2,000, the three taking turns, so that a neighbour's load on this shared machine falls
-// on all three alike; publishing is not timed. It reports each consumer's msgs/s and the
-// ratios of exactly-once to each bare consumer:
+// exactly once in batches (NewBatchConsumer with consume.OnceTxBatch, the default batch
+// size: the keys of a batch in one statement, the rows and the keys in one transaction)
+// against bare consumers writing the same row one message at a time (consume.InTx: the
+// same handler in a plain transaction; consume.AtLeastOnce: the row autocommitted), and
+// exactly once one message at a time (consume.OnceTx), on the same NATS server and database,
+// with Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at
+// most 2,000, the four taking turns, so that a neighbour's load on this shared machine
+// falls on all alike; publishing is not timed. It reports each consumer's msgs/s, the
+// ratios of batched exactly-once to each bare consumer (ratio-tx, ratio-autocommit) and
+// of single exactly-once to the in-transaction one (ratio-single-tx):
 //
 //	go test -run '^$' -bench Consume -benchtime 20000x -count 3
 func BenchmarkConsume(b *testing.B) {
@@ -31,7 +34,7 @@ func BenchmarkConsume(b *testing.B) {
 			s := kind.Open(b, "jetstream_bench_"+kind.Name)
 			insert := s.Insert()
 			modes := []*benchMode{
-				{name: "exactly-once", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+				{name: "exactly-once", batch: consume.OnceTxBatch(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
@@ -41,6 +44,10 @@ func BenchmarkConsume(b *testing.B) {
 				})},
 				{name: "bare-autocommit", proc: consume.AtLeastOnce(func(ctx context.Context, d idjetstream.Delivery) error {
 					_, err := s.DB.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "exactly-once-single", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
 			}
@@ -67,6 +74,7 @@ func BenchmarkConsume(b *testing.B) {
 			}
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
 			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
+			b.ReportMetric(modes[1].elapsed.Seconds()/modes[3].elapsed.Seconds(), "ratio-single-tx")
 		})
 	}
 }
@@ -75,6 +83,7 @@ func BenchmarkConsume(b *testing.B) {
 type benchMode struct {
 	name    string
 	proc    consume.Processor[idjetstream.Delivery]
+	batch   consume.Batch[idjetstream.Delivery] // if set, the consumer is NewBatchConsumer's
 	js      jetstream.JetStream
 	subject string
 	c       *idjetstream.Consumer
@@ -89,8 +98,13 @@ func (m *benchMode) setUp(b *testing.B, js jetstream.JetStream) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.c, err = idjetstream.NewConsumer(js, cons, m.proc, idjetstream.Options{Prefetch: 64, Concurrency: 8,
-		OnError: func(d idjetstream.Delivery, err error) { b.Error(err) }})
+	opts := idjetstream.Options{Prefetch: 64, Concurrency: 8,
+		OnError: func(d idjetstream.Delivery, err error) { b.Error(err) }}
+	if m.batch != nil {
+		m.c, err = idjetstream.NewBatchConsumer(js, cons, m.batch, opts)
+	} else {
+		m.c, err = idjetstream.NewConsumer(js, cons, m.proc, opts)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

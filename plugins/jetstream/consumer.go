@@ -81,6 +81,11 @@ type Options struct {
 	OnError func(d Delivery, err error)
 	// Observer, if set, hears every outcome besides the Consumer's own Stats.
 	Observer consume.Observer
+	// BatchSize is the most messages a Consumer made by NewBatchConsumer processes in one
+	// call of its Batch (one transaction with OnceTxBatch); consume.DefaultBatchSize if
+	// zero, and never more than Prefetch. A batch is what was pulled while the workers
+	// were busy: no message waits for a batch to fill. Ignored by NewConsumer's Consumers.
+	BatchSize int
 }
 
 // ErrAckPolicy is returned by NewConsumer for a consumer whose AckPolicy is not
@@ -94,6 +99,7 @@ type Consumer struct {
 	js         jetstream.JetStream
 	cons       jetstream.Consumer
 	proc       consume.Processor[Delivery]
+	batch      consume.Batch[Delivery] // nil: one message at a time
 	opts       Options
 	ackWait    time.Duration
 	maxDeliver int
@@ -131,6 +137,28 @@ func NewConsumer(js jetstream.JetStream, cons jetstream.Consumer, p consume.Proc
 		ackWait: info.Config.AckWait, maxDeliver: info.Config.MaxDeliver}, nil
 }
 
+// NewBatchConsumer returns a Consumer of cons that processes up to opts.BatchSize
+// messages at once through b (consume.OnceTxBatch: one transaction, one statement
+// recording the keys), and acknowledges them after b returned. If b fails, the batch is
+// processed again one message at a time through b.Processor(), so each message is
+// acknowledged, redelivered or terminated as NewConsumer's Consumer would; b must
+// therefore commit nothing when it fails. Run starts it.
+func NewBatchConsumer(js jetstream.JetStream, cons jetstream.Consumer, b consume.Batch[Delivery], opts Options) (*Consumer, error) {
+	if b == nil {
+		return nil, errors.New("idjetstream: NewBatchConsumer needs a Batch")
+	}
+	c, err := NewConsumer(js, cons, b.Processor(), opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.BatchSize <= 0 {
+		c.opts.BatchSize = consume.DefaultBatchSize
+	}
+	c.opts.BatchSize = min(c.opts.BatchSize, c.opts.Prefetch)
+	c.batch = b
+	return c, nil
+}
+
 // Stats returns the outcomes counted so far.
 func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
 
@@ -146,12 +174,23 @@ func (c *Consumer) Run(ctx context.Context) error {
 	msgs := make(chan jetstream.Msg)
 	work := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	for range c.opts.Concurrency {
-		wg.Go(func() {
-			for m := range msgs {
-				c.handle(work, m)
-			}
-		})
+	if c.batch == nil {
+		for range c.opts.Concurrency {
+			wg.Go(func() {
+				for m := range msgs {
+					c.handle(work, c.delivery(m))
+				}
+			})
+		}
+	} else {
+		batches := consume.Batches(msgs, c.opts.BatchSize)
+		for range c.opts.Concurrency {
+			wg.Go(func() {
+				for b := range batches {
+					c.handleBatch(work, b)
+				}
+			})
+		}
 	}
 	stop := context.AfterFunc(ctx, it.Drain) // Next hands out what was pulled, then ends
 	defer stop()
@@ -176,19 +215,72 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 }
 
-// handle processes one message and acknowledges, redelivers or terminates it.
-func (c *Consumer) handle(ctx context.Context, m jetstream.Msg) {
+// delivery wraps m.
+func (c *Consumer) delivery(m jetstream.Msg) Delivery {
 	d := Delivery{Msg: m, Attempt: 1}
 	if meta, err := m.Metadata(); err == nil {
 		d.Meta = meta
 		d.Attempt = int(meta.NumDelivered)
 	}
-	redelivered := d.Attempt > 1
 	if c.opts.KeyHeader == "" {
 		d.Key = m.Headers().Get(jetstream.MsgIDHeader)
 	} else {
 		d.Key = m.Headers().Get(c.opts.KeyHeader)
 	}
+	return d
+}
+
+// handleBatch processes msgs in one call of the Batch and acknowledges them after it
+// returned; if it failed, it handles them one by one. A message without a key is handled
+// alone, as it would be without batching.
+func (c *Consumer) handleBatch(ctx context.Context, msgs []jetstream.Msg) {
+	ds := make([]Delivery, 0, len(msgs))
+	keys := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		d := c.delivery(m)
+		if d.Key == "" {
+			c.handle(ctx, d)
+			continue
+		}
+		ds = append(ds, d)
+		keys = append(keys, d.Key)
+	}
+	if len(ds) <= 1 {
+		for _, d := range ds {
+			c.handle(ctx, d)
+		}
+		return
+	}
+	keeps := make([]func(), len(ds))
+	for i, d := range ds {
+		keeps[i] = c.keepInProgress(d.Msg)
+	}
+	ran, err := c.batch(ctx, keys, ds)
+	for _, keep := range keeps {
+		keep()
+	}
+	if err != nil {
+		// Nothing of the batch committed: each message alone gets what it would have got
+		// without batching, the failing one its redelivery or termination.
+		for _, d := range ds {
+			c.handle(ctx, d)
+		}
+		return
+	}
+	for i, d := range ds { // after the commit
+		if ran[i] {
+			c.observe(consume.Processed, d.Attempt > 1)
+		} else {
+			c.observe(consume.Duplicate, d.Attempt > 1)
+		}
+		c.ack(d, d.Ack())
+	}
+}
+
+// handle processes one message and acknowledges, redelivers or terminates it.
+func (c *Consumer) handle(ctx context.Context, d Delivery) {
+	m := d.Msg
+	redelivered := d.Attempt > 1
 	if d.Key == "" {
 		c.observe(consume.NoKey, redelivered)
 		source := "header " + jetstream.MsgIDHeader

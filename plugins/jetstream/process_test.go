@@ -31,6 +31,7 @@ type childSpec struct {
 	URL, Stream, Consumer string
 	Store                 consumetest.Store
 	Prefetch, Conc        int
+	Batch                 bool // NewBatchConsumer with consume.OnceTxBatch
 }
 
 func TestMain(m *testing.M) {
@@ -71,12 +72,18 @@ func child() error {
 		return err
 	}
 	insert, pid := s.Insert(), os.Getpid()
-	proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
+	fn := func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
 		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
 		return err
-	})
-	c, err := idjetstream.NewConsumer(js, cons, proc, idjetstream.Options{Prefetch: spec.Prefetch, Concurrency: spec.Conc,
-		OnError: func(d idjetstream.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }})
+	}
+	opts := idjetstream.Options{Prefetch: spec.Prefetch, Concurrency: spec.Conc,
+		OnError: func(d idjetstream.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }}
+	var c *idjetstream.Consumer
+	if spec.Batch {
+		c, err = idjetstream.NewBatchConsumer(js, cons, consume.OnceTxBatch(s.DB, s.Ledger, fn), opts)
+	} else {
+		c, err = idjetstream.NewConsumer(js, cons, consume.OnceTx(s.DB, s.Ledger, fn), opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,6 +96,8 @@ func child() error {
 // PostgreSQL and on MariaDB. The stream's duplicate window drops the retries; the
 // messages in flight when a consumer died come back after AckWait, and the ledger finds
 // those whose effect had committed.
+// Each database twice: consumers made by NewConsumer (consume.OnceTx), and by
+// NewBatchConsumer (consume.OnceTxBatch, batches of up to 16), the "-batch" subtests.
 func TestProcesses(t *testing.T) {
 	url := natsURL(t)
 	const (
@@ -98,117 +107,123 @@ func TestProcesses(t *testing.T) {
 		ackWait   = 2 * time.Second // how soon a dead consumer's messages come back
 	)
 	for _, kind := range consumetest.Kinds() {
-		t.Run(kind.Name, func(t *testing.T) {
-			s := kind.Open(t, "jetstream_procs_"+kind.Name)
-			_, js := connect(t, url)
-			str, subject := stream(t, js, "procs", jetstream.StreamConfig{})
-			ctx := context.Background()
-			// A MaxDeliver kills alone cannot reach: every message is processed, never
-			// terminated for being in flight when its consumer died.
-			cons, err := str.CreateOrUpdateConsumer(ctx, consumerConfig("workers", ackWait, 100))
-			if err != nil {
-				t.Fatal(err)
+		for _, batch := range []bool{false, true} {
+			name := kind.Name
+			if batch {
+				name += "-batch"
 			}
-			specJSON, err := json.Marshal(childSpec{URL: url, Stream: str.CachedInfo().Config.Name, Consumer: "workers",
-				Store: *s, Prefetch: 64, Conc: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := specEnv + "=" + string(specJSON)
-			procs := make([]*consumetest.Process, consumers)
-			var gone []*consumetest.Process // killed or stopped: their counts are final
-			for i := range procs {
-				procs[i] = consumetest.Start(t, env)
-			}
-
-			// The producer: every message twice, the second a retry with the same key.
-			type pubResult struct {
-				dropped int
-				err     error
-			}
-			pubDone := make(chan pubResult, 1)
-			go func() {
-				dropped, err := publishTwice(url, subject, messages)
-				pubDone <- pubResult{dropped, err}
-			}()
-
-			drained := func() bool {
-				info, err := cons.Info(ctx)
+			t.Run(name, func(t *testing.T) {
+				s := kind.Open(t, "jetstream_procs_"+kind.Name)
+				_, js := connect(t, url)
+				str, subject := stream(t, js, "procs", jetstream.StreamConfig{})
+				ctx := context.Background()
+				// A MaxDeliver kills alone cannot reach: every message is processed, never
+				// terminated for being in flight when its consumer died.
+				cons, err := str.CreateOrUpdateConsumer(ctx, consumerConfig("workers", ackWait, 100))
 				if err != nil {
 					t.Fatal(err)
 				}
-				return info.NumPending == 0 && info.NumAckPending == 0
-			}
-			// Kill a random consumer whenever the effects pass a random point between 5% and
-			// 85% of the messages, and start another in its place.
-			points := make([]int, kills)
-			for i := range points {
-				points[i] = messages/20 + rand.IntN(messages*80/100)
-			}
-			slices.Sort(points)
-			deadline := time.Now().Add(5 * time.Minute)
-			killed, published, dropped := 0, false, 0
-			for keys := 0; !published || keys < messages || !drained(); _, keys = s.Effects(t) {
-				select {
-				case r := <-pubDone:
-					if r.err != nil {
-						t.Fatal(r.err)
-					}
-					published, dropped = true, r.dropped
-				default:
+				specJSON, err := json.Marshal(childSpec{URL: url, Stream: str.CachedInfo().Config.Name, Consumer: "workers",
+					Store: *s, Prefetch: 64, Conc: 8, Batch: batch})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("not drained after 5 minutes: %d of %d messages have effects", keys, messages)
-				}
-				if killed < kills && keys >= points[killed] {
-					i := rand.IntN(consumers)
-					procs[i].Kill()
-					gone = append(gone, procs[i])
+				env := specEnv + "=" + string(specJSON)
+				procs := make([]*consumetest.Process, consumers)
+				var gone []*consumetest.Process // killed or stopped: their counts are final
+				for i := range procs {
 					procs[i] = consumetest.Start(t, env)
-					killed++
-					t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if killed < 3 {
-				t.Fatalf("only %d kills", killed)
-			}
-			for _, p := range procs {
-				if err := p.Stop(); err != nil {
-					t.Error(err)
+
+				// The producer: every message twice, the second a retry with the same key.
+				type pubResult struct {
+					dropped int
+					err     error
 				}
-				gone = append(gone, p)
-			}
-			if !drained() {
-				t.Errorf("messages left pending or unacknowledged after the consumers stopped")
-			}
-			info, err := str.Info(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows, keys := s.Effects(t)
-			have, missing := s.Keys(t), 0
-			for i := range messages {
-				if !have[key(i)] {
-					missing++
+				pubDone := make(chan pubResult, 1)
+				go func() {
+					dropped, err := publishTwice(url, subject, messages)
+					pubDone <- pubResult{dropped, err}
+				}()
+
+				drained := func() bool {
+					info, err := cons.Info(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return info.NumPending == 0 && info.NumAckPending == 0
 				}
-			}
-			total := consumetest.Sum(gone)
-			t.Logf("%s: %d messages published twice (%d retries dropped by the duplicate window, %d stored), %d consumers, %d SIGKILLs: "+
-				"%d effect rows, %d keys, %d missing, %d duplicate; the consumers counted %d processed, %d duplicates skipped, %d failed, "+
-				"%d redeliveries (a killed consumer's last 50 ms are not counted)",
-				s.Name, messages, dropped, info.State.Msgs, consumers, killed, rows, keys, missing, rows-keys,
-				total.Processed, total.Duplicate, total.Failed, total.Redelivered)
-			if rows != messages || keys != messages || missing != 0 {
-				t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
-			}
-			if dropped != messages || info.State.Msgs != messages {
-				t.Errorf("the duplicate window dropped %d retries and the stream holds %d messages; want %d and %d", dropped, info.State.Msgs, messages, messages)
-			}
-			if total.Redelivered == 0 {
-				t.Errorf("no redelivery counted: the kills did not interrupt work")
-			}
-		})
+				// Kill a random consumer whenever the effects pass a random point between 5% and
+				// 85% of the messages, and start another in its place.
+				points := make([]int, kills)
+				for i := range points {
+					points[i] = messages/20 + rand.IntN(messages*80/100)
+				}
+				slices.Sort(points)
+				deadline := time.Now().Add(5 * time.Minute)
+				killed, published, dropped := 0, false, 0
+				for keys := 0; !published || keys < messages || !drained(); _, keys = s.Effects(t) {
+					select {
+					case r := <-pubDone:
+						if r.err != nil {
+							t.Fatal(r.err)
+						}
+						published, dropped = true, r.dropped
+					default:
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("not drained after 5 minutes: %d of %d messages have effects", keys, messages)
+					}
+					if killed < kills && keys >= points[killed] {
+						i := rand.IntN(consumers)
+						procs[i].Kill()
+						gone = append(gone, procs[i])
+						procs[i] = consumetest.Start(t, env)
+						killed++
+						t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if killed < 3 {
+					t.Fatalf("only %d kills", killed)
+				}
+				for _, p := range procs {
+					if err := p.Stop(); err != nil {
+						t.Error(err)
+					}
+					gone = append(gone, p)
+				}
+				if !drained() {
+					t.Errorf("messages left pending or unacknowledged after the consumers stopped")
+				}
+				info, err := str.Info(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, keys := s.Effects(t)
+				have, missing := s.Keys(t), 0
+				for i := range messages {
+					if !have[key(i)] {
+						missing++
+					}
+				}
+				total := consumetest.Sum(gone)
+				t.Logf("%s: %d messages published twice (%d retries dropped by the duplicate window, %d stored), %d consumers, %d SIGKILLs: "+
+					"%d effect rows, %d keys, %d missing, %d duplicate; the consumers counted %d processed, %d duplicates skipped, %d failed, "+
+					"%d redeliveries (a killed consumer's last 50 ms are not counted)",
+					s.Name, messages, dropped, info.State.Msgs, consumers, killed, rows, keys, missing, rows-keys,
+					total.Processed, total.Duplicate, total.Failed, total.Redelivered)
+				if rows != messages || keys != messages || missing != 0 {
+					t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
+				}
+				if dropped != messages || info.State.Msgs != messages {
+					t.Errorf("the duplicate window dropped %d retries and the stream holds %d messages; want %d and %d", dropped, info.State.Msgs, messages, messages)
+				}
+				if total.Redelivered == 0 {
+					t.Errorf("no redelivery counted: the kills did not interrupt work")
+				}
+			})
+		}
 	}
 }
 

@@ -71,6 +71,12 @@ type Options struct {
 	OnError func(d Delivery, err error)
 	// Observer, if set, hears every outcome besides the Consumer's own Stats.
 	Observer consume.Observer
+	// BatchSize is the most deliveries a Consumer made by NewBatchConsumer processes in
+	// one call of its Batch (one transaction with OnceTxBatch);
+	// consume.DefaultBatchSize if zero, and never more than Prefetch. A batch is what
+	// RabbitMQ has delivered while the workers were busy: no delivery waits for a batch
+	// to fill. Ignored by NewConsumer's Consumers.
+	BatchSize int
 }
 
 // ErrNoQueue is returned by NewConsumer when Options.Queue is empty.
@@ -81,6 +87,7 @@ var ErrNoQueue = errors.New("idrabbit: Options.Queue is empty")
 type Consumer struct {
 	conn  *amqp.Connection
 	proc  consume.Processor[Delivery]
+	batch consume.Batch[Delivery] // nil: one delivery at a time
 	opts  Options
 	stats consume.Stats
 }
@@ -108,6 +115,28 @@ func NewConsumer(conn *amqp.Connection, p consume.Processor[Delivery], opts Opti
 		}
 	}
 	return &Consumer{conn: conn, proc: p, opts: opts}, nil
+}
+
+// NewBatchConsumer returns a Consumer of opts.Queue on conn that processes up to
+// opts.BatchSize deliveries at once through b (consume.OnceTxBatch: one transaction, one
+// statement recording the keys), and acknowledges them after b returned. If b fails, the
+// batch is processed again one delivery at a time through b.Processor(), so each delivery
+// is acknowledged, requeued or dead-lettered as NewConsumer's Consumer would; b must
+// therefore commit nothing when it fails. Run starts it.
+func NewBatchConsumer(conn *amqp.Connection, b consume.Batch[Delivery], opts Options) (*Consumer, error) {
+	if b == nil {
+		return nil, errors.New("idrabbit: NewBatchConsumer needs a Batch")
+	}
+	c, err := NewConsumer(conn, b.Processor(), opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.BatchSize <= 0 {
+		c.opts.BatchSize = consume.DefaultBatchSize
+	}
+	c.opts.BatchSize = min(c.opts.BatchSize, c.opts.Prefetch)
+	c.batch = b
+	return c, nil
 }
 
 // Stats returns the outcomes counted so far.
@@ -138,12 +167,23 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	work := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	for range c.opts.Concurrency {
-		wg.Go(func() {
-			for d := range deliveries {
-				c.handle(work, d)
-			}
-		})
+	if c.batch == nil {
+		for range c.opts.Concurrency {
+			wg.Go(func() {
+				for d := range deliveries {
+					c.handle(work, c.delivery(d))
+				}
+			})
+		}
+	} else {
+		batches := consume.Batches(deliveries, c.opts.BatchSize)
+		for range c.opts.Concurrency {
+			wg.Go(func() {
+				for b := range batches {
+					c.handleBatch(work, b)
+				}
+			})
+		}
 	}
 	// Cancel makes RabbitMQ stop sending, and the library close deliveries once what it
 	// already received is handed out, so every worker ends after its last delivery.
@@ -169,10 +209,56 @@ func (c *Consumer) Run(ctx context.Context) error {
 // tags numbers the consumer tags Run makes up.
 var tags atomic.Uint64
 
-// handle processes one delivery and acknowledges, requeues or rejects it.
-func (c *Consumer) handle(ctx context.Context, raw amqp.Delivery) {
+// delivery wraps raw.
+func (c *Consumer) delivery(raw amqp.Delivery) Delivery {
 	d := Delivery{Attempt: 1 + deliveryCount(raw.Headers), Delivery: raw}
 	d.Key = c.key(&raw)
+	return d
+}
+
+// handleBatch processes deliveries in one call of the Batch and acknowledges them after
+// it returned; if it failed, it handles them one by one. A delivery without a key is
+// handled alone, as it would be without batching.
+func (c *Consumer) handleBatch(ctx context.Context, raws []amqp.Delivery) {
+	ds := make([]Delivery, 0, len(raws))
+	keys := make([]string, 0, len(raws))
+	for _, raw := range raws {
+		d := c.delivery(raw)
+		if d.Key == "" {
+			c.handle(ctx, d)
+			continue
+		}
+		ds = append(ds, d)
+		keys = append(keys, d.Key)
+	}
+	if len(ds) <= 1 {
+		for _, d := range ds {
+			c.handle(ctx, d)
+		}
+		return
+	}
+	ran, err := c.batch(ctx, keys, ds)
+	if err != nil {
+		// Nothing of the batch committed: each delivery alone gets what it would have got
+		// without batching, the failing one its requeue or dead letter.
+		for _, d := range ds {
+			c.handle(ctx, d)
+		}
+		return
+	}
+	for i, d := range ds { // after the commit
+		if ran[i] {
+			c.observe(consume.Processed, d.Redelivered)
+		} else {
+			c.observe(consume.Duplicate, d.Redelivered)
+		}
+		c.ack(d, d.Ack(false))
+	}
+}
+
+// handle processes one delivery and acknowledges, requeues or rejects it.
+func (c *Consumer) handle(ctx context.Context, d Delivery) {
+	raw := d.Delivery
 	if d.Key == "" {
 		c.observe(consume.NoKey, raw.Redelivered)
 		source := "message-id property"

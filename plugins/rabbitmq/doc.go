@@ -15,7 +15,7 @@
 //	err = c.Run(ctx) // until ctx ends or the channel closes
 //
 // consume.OnceTx records the key in the effect's own transaction (exactly-once effects for
-// work in SQL); consume.Once claims it in an idem.Store (for effects outside the database);
+// work in SQL; see Batches for the faster form); consume.Once claims it in an idem.Store (for effects outside the database);
 // consume.AtLeastOnce does neither.
 //
 // # Keys

@@ -30,6 +30,7 @@ type childSpec struct {
 	URL, Queue     string
 	Store          consumetest.Store
 	Prefetch, Conc int
+	Batch          bool // NewBatchConsumer with consume.OnceTxBatch
 }
 
 func TestMain(m *testing.M) {
@@ -60,12 +61,18 @@ func child() error {
 	}
 	defer conn.Close()
 	insert, pid := s.Insert(), os.Getpid()
-	proc := consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+	fn := func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
 		return err
-	})
-	c, err := idrabbit.NewConsumer(conn, proc, idrabbit.Options{Queue: spec.Queue, Prefetch: spec.Prefetch, Concurrency: spec.Conc,
-		OnError: func(d idrabbit.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }})
+	}
+	opts := idrabbit.Options{Queue: spec.Queue, Prefetch: spec.Prefetch, Concurrency: spec.Conc,
+		OnError: func(d idrabbit.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }}
+	var c *idrabbit.Consumer
+	if spec.Batch {
+		c, err = idrabbit.NewBatchConsumer(conn, consume.OnceTxBatch(s.DB, s.Ledger, fn), opts)
+	} else {
+		c, err = idrabbit.NewConsumer(conn, consume.OnceTx(s.DB, s.Ledger, fn), opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -76,6 +83,8 @@ func child() error {
 // retry), and a consumer SIGKILLed and restarted at random points at least 3 times: once
 // the queue is drained, the effect table holds exactly one row per message, on PostgreSQL
 // and on MariaDB.
+// Each database twice: consumers made by NewConsumer (consume.OnceTx), and by
+// NewBatchConsumer (consume.OnceTxBatch, batches of up to 16), the "-batch" subtests.
 func TestProcesses(t *testing.T) {
 	url := amqpURL(t)
 	const (
@@ -84,98 +93,104 @@ func TestProcesses(t *testing.T) {
 		kills     = 4
 	)
 	for _, kind := range consumetest.Kinds() {
-		t.Run(kind.Name, func(t *testing.T) {
-			s := kind.Open(t, "rabbit_procs_"+kind.Name)
-			conn := dial(t, url)
-			q := queueName(t, url, "procs")
-			// A limit kills alone cannot reach: every message is processed, never
-			// dead-lettered for being in flight when its consumer died.
-			if _, _, err := idrabbit.DeclareQueue(channel(t, conn), q, idrabbit.QueueOptions{DeliveryLimit: 100}); err != nil {
-				t.Fatal(err)
+		for _, batch := range []bool{false, true} {
+			name := kind.Name
+			if batch {
+				name += "-batch"
 			}
-			specJSON, err := json.Marshal(childSpec{URL: url, Queue: q, Store: *s, Prefetch: 64, Conc: 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := specEnv + "=" + string(specJSON)
-			procs := make([]*consumetest.Process, consumers)
-			var gone []*consumetest.Process // killed or stopped: their counts are final
-			for i := range procs {
-				procs[i] = consumetest.Start(t, env)
-			}
-
-			// The producer: every message twice, the second a retry with the same key.
-			pubErr := make(chan error, 1)
-			go func() { pubErr <- publishTwice(url, q, messages) }()
-
-			// Kill a random consumer whenever the effects pass a random point between 5% and
-			// 85% of the messages, and start another in its place.
-			points := make([]int, kills)
-			for i := range points {
-				points[i] = messages/20 + rand.IntN(messages*80/100)
-			}
-			slices.Sort(points)
-			deadline := time.Now().Add(5 * time.Minute)
-			killed, published := 0, false
-			for keys := 0; !published || keys < messages || queueLen(t, conn, q) > 0; _, keys = s.Effects(t) {
-				select {
-				case err := <-pubErr:
-					if err != nil {
-						t.Fatal(err)
-					}
-					published = true
-				default:
+			t.Run(name, func(t *testing.T) {
+				s := kind.Open(t, "rabbit_procs_"+kind.Name)
+				conn := dial(t, url)
+				q := queueName(t, url, "procs")
+				// A limit kills alone cannot reach: every message is processed, never
+				// dead-lettered for being in flight when its consumer died.
+				if _, _, err := idrabbit.DeclareQueue(channel(t, conn), q, idrabbit.QueueOptions{DeliveryLimit: 100}); err != nil {
+					t.Fatal(err)
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("not drained after 5 minutes: %d of %d messages have effects, %d ready", keys, messages, queueLen(t, conn, q))
+				specJSON, err := json.Marshal(childSpec{URL: url, Queue: q, Store: *s, Prefetch: 64, Conc: 8, Batch: batch})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if killed < kills && keys >= points[killed] {
-					i := rand.IntN(consumers)
-					procs[i].Kill()
-					gone = append(gone, procs[i])
+				env := specEnv + "=" + string(specJSON)
+				procs := make([]*consumetest.Process, consumers)
+				var gone []*consumetest.Process // killed or stopped: their counts are final
+				for i := range procs {
 					procs[i] = consumetest.Start(t, env)
-					killed++
-					t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if killed < 3 {
-				t.Fatalf("only %d kills", killed)
-			}
-			for _, p := range procs {
-				if err := p.Stop(); err != nil {
-					t.Error(err)
-				}
-				gone = append(gone, p)
-			}
 
-			// Stopped consumers hold nothing unacknowledged: a message still in the queue
-			// now would be one without an effect.
-			if n := queueLen(t, conn, q); n != 0 {
-				t.Errorf("%d messages left in the queue", n)
-			}
-			if n := queueLen(t, conn, q+".dead"); n != 0 {
-				t.Errorf("%d messages dead-lettered", n)
-			}
-			rows, keys := s.Effects(t)
-			have, missing := s.Keys(t), 0
-			for i := range messages {
-				if !have[key(i)] {
-					missing++
+				// The producer: every message twice, the second a retry with the same key.
+				pubErr := make(chan error, 1)
+				go func() { pubErr <- publishTwice(url, q, messages) }()
+
+				// Kill a random consumer whenever the effects pass a random point between 5% and
+				// 85% of the messages, and start another in its place.
+				points := make([]int, kills)
+				for i := range points {
+					points[i] = messages/20 + rand.IntN(messages*80/100)
 				}
-			}
-			total := consumetest.Sum(gone)
-			t.Logf("%s: %d messages published twice, %d consumers, %d SIGKILLs: %d effect rows, %d keys, %d missing, %d duplicate; "+
-				"the consumers counted %d processed, %d duplicates skipped, %d failed, %d redeliveries (a killed consumer's last 50 ms are not counted)",
-				s.Name, messages, consumers, killed, rows, keys, missing, rows-keys,
-				total.Processed, total.Duplicate, total.Failed, total.Redelivered)
-			if rows != messages || keys != messages || missing != 0 {
-				t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
-			}
-			if total.Redelivered == 0 {
-				t.Errorf("no redelivery counted: the kills did not interrupt work")
-			}
-		})
+				slices.Sort(points)
+				deadline := time.Now().Add(5 * time.Minute)
+				killed, published := 0, false
+				for keys := 0; !published || keys < messages || queueLen(t, conn, q) > 0; _, keys = s.Effects(t) {
+					select {
+					case err := <-pubErr:
+						if err != nil {
+							t.Fatal(err)
+						}
+						published = true
+					default:
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("not drained after 5 minutes: %d of %d messages have effects, %d ready", keys, messages, queueLen(t, conn, q))
+					}
+					if killed < kills && keys >= points[killed] {
+						i := rand.IntN(consumers)
+						procs[i].Kill()
+						gone = append(gone, procs[i])
+						procs[i] = consumetest.Start(t, env)
+						killed++
+						t.Logf("SIGKILLed consumer %d at %d effects", i, keys)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if killed < 3 {
+					t.Fatalf("only %d kills", killed)
+				}
+				for _, p := range procs {
+					if err := p.Stop(); err != nil {
+						t.Error(err)
+					}
+					gone = append(gone, p)
+				}
+
+				// Stopped consumers hold nothing unacknowledged: a message still in the queue
+				// now would be one without an effect.
+				if n := queueLen(t, conn, q); n != 0 {
+					t.Errorf("%d messages left in the queue", n)
+				}
+				if n := queueLen(t, conn, q+".dead"); n != 0 {
+					t.Errorf("%d messages dead-lettered", n)
+				}
+				rows, keys := s.Effects(t)
+				have, missing := s.Keys(t), 0
+				for i := range messages {
+					if !have[key(i)] {
+						missing++
+					}
+				}
+				total := consumetest.Sum(gone)
+				t.Logf("%s: %d messages published twice, %d consumers, %d SIGKILLs: %d effect rows, %d keys, %d missing, %d duplicate; "+
+					"the consumers counted %d processed, %d duplicates skipped, %d failed, %d redeliveries (a killed consumer's last 50 ms are not counted)",
+					s.Name, messages, consumers, killed, rows, keys, missing, rows-keys,
+					total.Processed, total.Duplicate, total.Failed, total.Redelivered)
+				if rows != messages || keys != messages || missing != 0 {
+					t.Errorf("effects: %d rows of %d keys, %d missing; want exactly %d rows, one per message", rows, keys, missing, messages)
+				}
+				if total.Redelivered == 0 {
+					t.Errorf("no redelivery counted: the kills did not interrupt work")
+				}
+			})
+		}
 	}
 }
 

@@ -16,7 +16,15 @@
 //     themselves; InTx runs an OnceTx handler in a plain transaction, the baseline of the
 //     adapters' benchmarks.
 //
-// An adapter acknowledges a message only after its Processor returned: ran or not, the
+// A Batch is a Processor for several messages at once, all or nothing: OnceTxBatch records
+// a batch's keys with one statement (idem.Ledger.RecordBatch) in one transaction with all
+// their effects, which is what makes exactly-once consumption about as fast as a bare
+// consumer (one COMMIT and one ledger statement for many messages instead of each). When a
+// Batch fails, an adapter runs its messages one at a time through Batch.Processor, so a
+// failing message is accounted for as without batching. Batches is the gathering the
+// adapters share: what arrived while the workers were busy, up to a size, never waiting.
+//
+// An adapter acknowledges a message only after its Processor (or Batch) returned: ran or not, the
 // effect has committed by then; an error means it did not, and the message is delivered
 // again (or dead-lettered once it has failed too often).
 //

@@ -75,3 +75,39 @@ func ExampleOnce() {
 	// true <nil>
 	// false <nil>
 }
+
+// OnceTxBatch as an adapter runs it: three messages in one transaction, one of them a
+// second copy in the same batch, then a batch with a key already done.
+func ExampleOnceTxBatch() {
+	db, err := sql.Open("sqlite", "file:consume-batch-example?mode=memory&cache=shared")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	if err != nil {
+		panic(err)
+	}
+	if err := ledger.CreateTable(ctx, db); err != nil {
+		panic(err)
+	}
+	if _, err := db.Exec("CREATE TABLE orders (no TEXT, cents INTEGER)"); err != nil {
+		panic(err)
+	}
+	batch := consume.OnceTxBatch(db, ledger, func(ctx context.Context, tx *sql.Tx, o order) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO orders VALUES (?, ?)", o.No, o.Cents)
+		return err
+	})
+	ran, err := batch(ctx, []string{"msg-1", "msg-2", "msg-1"}, []order{{"ORD-1", 100}, {"ORD-2", 200}, {"ORD-1", 100}})
+	fmt.Println(ran, err) // an adapter acknowledges all three after this
+	ran, err = batch(ctx, []string{"msg-2", "msg-3"}, []order{{"ORD-2", 200}, {"ORD-3", 300}})
+	fmt.Println(ran, err)
+	var n int
+	db.QueryRow("SELECT count(*) FROM orders").Scan(&n)
+	fmt.Println(n, "rows")
+	// Output:
+	// [true true false] <nil>
+	// [false true] <nil>
+	// 3 rows
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -237,4 +239,188 @@ func onceIn[T Tx](ctx context.Context, begin func(context.Context) (T, error), l
 		return false, fmt.Errorf("idem: committing the work of %q: %w", key, err)
 	}
 	return true, nil
+}
+
+// Queryer runs a statement and reads its rows: *sql.Tx is one. RecordBatch needs it,
+// since it reads back which keys it recorded.
+type Queryer interface {
+	Execer
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// MaxBatch is the most keys RecordBatch records in one statement; a longer slice is
+// recorded in several.
+const MaxBatch = 1000
+
+// RecordBatch is Record for several keys in one transaction and, in the usual case, one
+// statement: first[i] reports whether keys[i] is the first record of its key, as Record
+// would. A key given twice is first at most once, at its first place. The keys are
+// recorded in sorted order, so two batches with keys in common lock them in the same
+// order and do not deadlock on each other; a concurrent transaction that recorded one of
+// the keys and has not finished makes RecordBatch wait for it.
+//
+// On PostgreSQL and SQLite it is one INSERT ... ON CONFLICT ... RETURNING of the keys
+// recorded. On MySQL, which returns no rows from an INSERT, it is an INSERT IGNORE of all
+// the keys behind a savepoint: when it inserted every key they are all first; otherwise
+// it rolls back to the savepoint and records the keys one by one with Record, which also
+// takes over expired keys (a batch with a known key costs one statement a key, as Record).
+func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (first []bool, err error) {
+	first = make([]bool, len(keys))
+	if len(keys) == 0 {
+		return first, nil
+	}
+	for _, k := range keys {
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+	}
+	// at maps each distinct key to its first place in keys; uniq holds them sorted.
+	at := make(map[string]int, len(keys))
+	uniq := make([]string, 0, len(keys))
+	for i, k := range keys {
+		if _, ok := at[k]; !ok {
+			at[k] = i
+			uniq = append(uniq, k)
+		}
+	}
+	slices.Sort(uniq)
+	for len(uniq) > 0 {
+		n := min(len(uniq), MaxBatch)
+		if err := l.recordBatch(ctx, tx, uniq[:n], func(k string) { first[at[k]] = true }); err != nil {
+			return nil, err
+		}
+		uniq = uniq[n:]
+	}
+	return first, nil
+}
+
+// recordBatch records the distinct sorted keys and calls mark for each first record.
+func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mark func(key string)) error {
+	now := l.now()
+	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	var q strings.Builder
+	args := make([]any, 0, len(keys)+2)
+	if l.dialect == MySQL {
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT idgen_batch"); err != nil {
+			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		}
+		q.WriteString("INSERT IGNORE INTO " + l.table + " (`key`, expires_at) VALUES ")
+		for i, k := range keys {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?)")
+			args = append(args, []byte(k), exp)
+		}
+		res, err := tx.ExecContext(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		}
+		if int(n) == len(keys) {
+			for _, k := range keys {
+				mark(k)
+			}
+			return nil
+		}
+		// Some key was there: which ones the statement cannot say, so undo it and ask
+		// key by key.
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT idgen_batch"); err != nil {
+			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		}
+		for _, k := range keys {
+			ok, err := l.Record(ctx, tx, k)
+			if err != nil {
+				return err
+			}
+			if ok {
+				mark(k)
+			}
+		}
+		return nil
+	}
+	// $1 is the expiry, $2 now, then the keys; SQLite's ?N numbers the same way.
+	ph := func(n int) string {
+		if l.dialect == Postgres {
+			return "$" + strconv.Itoa(n)
+		}
+		return "?" + strconv.Itoa(n)
+	}
+	args = append(args, exp, nowMs)
+	q.WriteString("INSERT INTO " + l.table + " AS d (key, expires_at) VALUES ")
+	for i, k := range keys {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + ph(i+3) + ", " + ph(1) + ")")
+		args = append(args, []byte(k))
+	}
+	q.WriteString(" ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE d.expires_at <= " + ph(2) + " RETURNING key")
+	rows, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k []byte
+		if err := rows.Scan(&k); err != nil {
+			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		}
+		mark(string(k))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+	}
+	return nil
+}
+
+// OnceTxBatch is OnceTx for several messages in one transaction of db: it records keys
+// with RecordBatch, calls fn(ctx, tx, i) for each keys[i] recorded first, and commits;
+// ran[i] reports whether fn ran for keys[i] and committed. An error from fn (or a panic)
+// rolls the whole batch back, keys and effects, and is returned with ran nil: the caller
+// runs the messages again, one by one with OnceTx, to learn which one fails. A transaction
+// the database aborted for contention is run again, fn included, up to 10 times.
+func OnceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn func(ctx context.Context, tx *sql.Tx, i int) error) (ran []bool, err error) {
+	for attempt := 0; ; attempt++ {
+		ran, err = onceTxBatch(ctx, db, l, keys, fn)
+		if err == nil || !sqlerr.Transient(err) || attempt+1 == maxTxAttempts {
+			return ran, err
+		}
+		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
+			return nil, err
+		}
+	}
+}
+
+func onceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn func(ctx context.Context, tx *sql.Tx, i int) error) (ran []bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("idem: beginning a transaction: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
+	first, err := l.RecordBatch(ctx, tx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for i, ok := range first {
+		if ok {
+			if err := fn(ctx, tx, i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		committed = true // nothing to roll back: the transaction is over either way
+		return nil, fmt.Errorf("idem: committing the work of %d keys: %w", len(keys), err)
+	}
+	committed = true
+	return first, nil
 }
