@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -121,7 +122,7 @@ func TestRecordBatch(t *testing.T) {
 				t.Fatalf("after the failed batch: ran=%v %v, want %v (its keys must not be recorded)", ran, err, want)
 			}
 			want := map[string]int{"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1}
-			if got := effectsOf(t, db); !maps(got, want) {
+			if got := effectsOf(t, db); !maps.Equal(got, want) {
 				t.Errorf("effects %v, want %v", got, want)
 			}
 			// The single form sees the batch's keys.
@@ -143,18 +144,6 @@ func TestRecordBatch(t *testing.T) {
 			}
 		})
 	}
-}
-
-func maps(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRecordBatchExpired: a key whose TTL is over is recorded again by a batch, once.
