@@ -19,12 +19,15 @@ import (
 // size: the keys of a batch in one statement, the rows and the keys in one transaction)
 // against bare consumers writing the same row one message at a time (consume.InTx: the
 // same handler in a plain transaction; consume.AtLeastOnce: the row autocommitted), and
-// exactly once one message at a time (consume.OnceTx), on the same RabbitMQ and database,
+// exactly once one message at a time (consume.OnceTx), and a bare consumer in the same
+// batches (consumetest.BareBatch: the rows of a batch in one transaction, no ledger), on
+// the same RabbitMQ and database,
 // with Prefetch 64 and Concurrency 8. Each consumer handles b.N messages in turns of at
-// most 2,000, the four taking turns, so that a neighbour's load on this shared machine
+// most 2,000, the five taking turns, so that a neighbour's load on this shared machine
 // falls on all alike; publishing is not timed. It reports each consumer's msgs/s, the
 // ratios of batched exactly-once to each bare consumer (ratio-tx, ratio-autocommit) and
-// of single exactly-once to the in-transaction one (ratio-single-tx):
+// of single exactly-once to the in-transaction one (ratio-single-tx), and of batched
+// exactly-once to the bare batched one (ratio-batch):
 //
 //	go test -run '^$' -bench Consume -benchtime 20000x -count 3
 func BenchmarkConsume(b *testing.B) {
@@ -47,6 +50,10 @@ func BenchmarkConsume(b *testing.B) {
 					return err
 				})},
 				{name: "exactly-once-single", proc: consume.OnceTx(s.DB, s.Ledger, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
+					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
+					return err
+				})},
+				{name: "bare-batch", batch: consumetest.BareBatch(s.DB, func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 					_, err := tx.ExecContext(ctx, insert, d.Key, 0)
 					return err
 				})},
@@ -75,6 +82,7 @@ func BenchmarkConsume(b *testing.B) {
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
 			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[3].elapsed.Seconds(), "ratio-single-tx")
+			b.ReportMetric(modes[4].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-batch")
 		})
 	}
 }
