@@ -27,7 +27,8 @@ import (
 // falls on all alike; publishing is not timed. It reports each consumer's msgs/s, the
 // ratios of batched exactly-once to each bare consumer (ratio-tx, ratio-autocommit) and
 // of single exactly-once to the in-transaction one (ratio-single-tx), and of batched
-// exactly-once to the bare batched one (ratio-batch):
+// exactly-once to the bare batched one (ratio-batch), and the batched consumers' mean
+// batch size (msgs/batch):
 //
 //	go test -run '^$' -bench Consume -benchtime 20000x -count 3
 func BenchmarkConsume(b *testing.B) {
@@ -58,6 +59,12 @@ func BenchmarkConsume(b *testing.B) {
 					return err
 				})},
 			}
+			for _, m := range modes {
+				if m.batch != nil {
+					m.sizes = new(consumetest.BatchSizes)
+					m.batch = consumetest.Count(m.sizes, m.batch)
+				}
+			}
 			for _, table := range []string{"effects", "idgen_done"} {
 				if _, err := s.DB.Exec("DELETE FROM " + table); err != nil {
 					b.Fatal(err)
@@ -78,6 +85,9 @@ func BenchmarkConsume(b *testing.B) {
 			b.StopTimer()
 			for _, m := range modes {
 				b.ReportMetric(float64(b.N)/m.elapsed.Seconds(), m.name+"-msgs/s")
+				if m.sizes != nil {
+					b.ReportMetric(m.sizes.Mean(), m.name+"-msgs/batch")
+				}
 			}
 			b.ReportMetric(modes[1].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-tx")
 			b.ReportMetric(modes[2].elapsed.Seconds()/modes[0].elapsed.Seconds(), "ratio-autocommit")
@@ -92,6 +102,7 @@ type benchMode struct {
 	name    string
 	proc    consume.Processor[idjetstream.Delivery]
 	batch   consume.Batch[idjetstream.Delivery] // if set, the consumer is NewBatchConsumer's
+	sizes   *consumetest.BatchSizes             // of batch, if set
 	js      jetstream.JetStream
 	subject string
 	c       *idjetstream.Consumer

@@ -3,6 +3,7 @@ package consumetest
 import (
 	"context"
 	"database/sql"
+	"sync/atomic"
 
 	"github.com/idgen/idgen/runtime/consume"
 )
@@ -31,4 +32,28 @@ func BareBatch[M any](db *sql.DB, fn func(ctx context.Context, tx *sql.Tx, m M) 
 		}
 		return ran, nil
 	}
+}
+
+// BatchSizes counts the batches a Batch ran and their messages, for benchmarks that report
+// how large the batches were.
+type BatchSizes struct {
+	batches, msgs atomic.Int64
+}
+
+// Count returns b, counting each call and its messages in s.
+func Count[M any](s *BatchSizes, b consume.Batch[M]) consume.Batch[M] {
+	return func(ctx context.Context, keys []string, ms []M) ([]bool, error) {
+		s.batches.Add(1)
+		s.msgs.Add(int64(len(ms)))
+		return b(ctx, keys, ms)
+	}
+}
+
+// Mean is the mean number of messages per batch, 0 before the first batch.
+func (s *BatchSizes) Mean() float64 {
+	n := s.batches.Load()
+	if n == 0 {
+		return 0
+	}
+	return float64(s.msgs.Load()) / float64(n)
 }
