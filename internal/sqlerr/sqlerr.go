@@ -156,6 +156,14 @@ func MySQLDuplicate(err error) bool {
 	return ok && n == 1062
 }
 
+// PostgresDuplicate reports a PostgreSQL unique violation (SQLSTATE 23505) from a driver
+// whose errors have a SQLState method (pgx's *pgconn.PgError, lib/pq's *pq.Error). Inside
+// a transaction it aborts the transaction: only ROLLBACK can follow.
+func PostgresDuplicate(err error) bool {
+	var pg interface{ SQLState() string }
+	return errors.As(err, &pg) && pg.SQLState() == "23505"
+}
+
 // CreateRace reports an error that a CREATE TABLE or CREATE INDEX ... IF NOT EXISTS may
 // meet when another session runs the same statement at the same moment, and that running
 // it again, once the other session has committed, does not meet: any Transient error;

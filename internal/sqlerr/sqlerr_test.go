@@ -122,3 +122,20 @@ func TestMySQLByReflection(t *testing.T) {
 		}
 	}
 }
+
+// stateError has the SQLState method of pgx's and lib/pq's errors.
+type stateError string
+
+func (e stateError) Error() string    { return "state " + string(e) }
+func (e stateError) SQLState() string { return string(e) }
+
+func TestPostgresDuplicate(t *testing.T) {
+	if !PostgresDuplicate(fmt.Errorf("insert: %w", stateError("23505"))) {
+		t.Error("PostgresDuplicate(wrapped 23505) = false")
+	}
+	for _, err := range []error{stateError("23503"), stateError("40001"), &mysql.MySQLError{Number: 1062}, io.EOF, nil} {
+		if PostgresDuplicate(err) {
+			t.Errorf("PostgresDuplicate(%v) = true", err)
+		}
+	}
+}

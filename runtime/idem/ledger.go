@@ -3,6 +3,7 @@ package idem
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -260,10 +261,11 @@ const MaxBatch = 1000
 // the keys and has not finished makes RecordBatch wait for it.
 //
 // On PostgreSQL and SQLite it is one INSERT ... ON CONFLICT ... RETURNING of the keys
-// recorded. On MySQL, which returns no rows from an INSERT, it is an INSERT IGNORE of all
-// the keys behind a savepoint: when it inserted every key they are all first; otherwise
-// it rolls back to the savepoint and records the keys one by one with Record, which also
-// takes over expired keys (a batch with a known key costs one statement a key, as Record).
+// recorded. On MySQL, which returns no rows from an INSERT, it is a plain INSERT of all
+// the keys: when it succeeds they are all first; when a key was there, the statement
+// fails as a whole (InnoDB rolls back the statement, not the transaction) and the keys
+// are recorded one by one with Record, which also takes over expired keys (a batch with
+// a known key costs one statement a key, as Record).
 func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (first []bool, err error) {
 	first = make([]bool, len(keys))
 	if len(keys) == 0 {
@@ -274,16 +276,7 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 			return nil, err
 		}
 	}
-	// at maps each distinct key to its first place in keys; uniq holds them sorted.
-	at := make(map[string]int, len(keys))
-	uniq := make([]string, 0, len(keys))
-	for i, k := range keys {
-		if _, ok := at[k]; !ok {
-			at[k] = i
-			uniq = append(uniq, k)
-		}
-	}
-	slices.Sort(uniq)
+	at, uniq := distinctSorted(keys)
 	for len(uniq) > 0 {
 		n := min(len(uniq), MaxBatch)
 		if err := l.recordBatch(ctx, tx, uniq[:n], func(k string) { first[at[k]] = true }); err != nil {
@@ -294,17 +287,28 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	return first, nil
 }
 
-// recordBatch records the distinct sorted keys and calls mark for each first record.
-func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mark func(key string)) error {
-	now := l.now()
-	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
-	var q strings.Builder
-	args := make([]any, 0, len(keys)+2)
-	if l.dialect == MySQL {
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT idgen_batch"); err != nil {
-			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+// distinctSorted returns the distinct keys, sorted, and the first place of each in keys.
+func distinctSorted(keys []string) (at map[string]int, uniq []string) {
+	at = make(map[string]int, len(keys))
+	uniq = make([]string, 0, len(keys))
+	for i, k := range keys {
+		if _, ok := at[k]; !ok {
+			at[k] = i
+			uniq = append(uniq, k)
 		}
-		q.WriteString("INSERT IGNORE INTO " + l.table + " (`key`, expires_at) VALUES ")
+	}
+	slices.Sort(uniq)
+	return at, uniq
+}
+
+// insertAll is a plain INSERT of the distinct keys, all expiring at exp: it inserts every
+// key or, when one is in the table (done, or expired and not purged yet), fails as a
+// whole with the database's duplicate-key error.
+func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp int64) error {
+	var q strings.Builder
+	args := make([]any, 0, len(keys)+1)
+	if l.dialect == MySQL {
+		q.WriteString("INSERT INTO " + l.table + " (`key`, expires_at) VALUES ")
 		for i, k := range keys {
 			if i > 0 {
 				q.WriteString(", ")
@@ -312,25 +316,42 @@ func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mar
 			q.WriteString("(?, ?)")
 			args = append(args, []byte(k), exp)
 		}
-		res, err := tx.ExecContext(ctx, q.String(), args...)
-		if err != nil {
-			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+	} else {
+		mark := "?"
+		if l.dialect == Postgres {
+			mark = "$"
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+		args = append(args, exp)
+		q.WriteString("INSERT INTO " + l.table + " (key, expires_at) VALUES ")
+		for i, k := range keys {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(" + mark + strconv.Itoa(i+2) + ", " + mark + "1)")
+			args = append(args, []byte(k))
 		}
-		if int(n) == len(keys) {
+	}
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+// recordBatch records the distinct sorted keys and calls mark for each first record.
+func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mark func(key string)) error {
+	now := l.now()
+	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	if l.dialect == MySQL {
+		err := l.insertAll(ctx, tx, keys, exp)
+		if err == nil {
 			for _, k := range keys {
 				mark(k)
 			}
 			return nil
 		}
-		// Some key was there: which ones the statement cannot say, so undo it and ask
-		// key by key.
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT idgen_batch"); err != nil {
+		if !sqlerr.MySQLDuplicate(err) {
 			return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
 		}
+		// Some key was there: InnoDB rolled the statement back (not the transaction),
+		// and which keys were there it does not say, so ask key by key.
 		for _, k := range keys {
 			ok, err := l.Record(ctx, tx, k)
 			if err != nil {
@@ -349,6 +370,8 @@ func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mar
 		}
 		return "?" + strconv.Itoa(n)
 	}
+	var q strings.Builder
+	args := make([]any, 0, len(keys)+2)
 	args = append(args, exp, nowMs)
 	q.WriteString("INSERT INTO " + l.table + " AS d (key, expires_at) VALUES ")
 	for i, k := range keys {
@@ -395,6 +418,42 @@ func OnceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn f
 	}
 }
 
+// errAborted says that recordFresh met a recorded key and the transaction is aborted.
+var errAborted = errors.New("idem: a key was recorded; the transaction is aborted")
+
+// recordFresh is RecordBatch as the first statement of tx, which OnceTxBatch owns. On
+// PostgreSQL, when the distinct keys fit one statement, it first tries a plain INSERT of
+// all of them: for keys never seen (the usual batch) that costs the database noticeably
+// less than INSERT ... ON CONFLICT ... RETURNING (no speculative insertion, no rows
+// back); when a key is there the INSERT fails, PostgreSQL aborts tx, and recordFresh
+// returns errAborted for the caller to roll back and run RecordBatch in a new
+// transaction. Elsewhere it is RecordBatch.
+func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]bool, error) {
+	if l.dialect != Postgres || len(keys) < 2 {
+		return l.RecordBatch(ctx, tx, keys)
+	}
+	at, uniq := distinctSorted(keys)
+	if len(uniq) > MaxBatch {
+		return l.RecordBatch(ctx, tx, keys)
+	}
+	for _, k := range uniq {
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.insertAll(ctx, tx, uniq, toMs(l.now(), l.ttl)); err != nil {
+		if sqlerr.PostgresDuplicate(err) {
+			return nil, errAborted
+		}
+		return nil, fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
+	}
+	first := make([]bool, len(keys))
+	for _, i := range at {
+		first[i] = true
+	}
+	return first, nil
+}
+
 func onceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn func(ctx context.Context, tx *sql.Tx, i int) error) (ran []bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -406,7 +465,18 @@ func onceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn f
 			tx.Rollback()
 		}
 	}()
-	first, err := l.RecordBatch(ctx, tx, keys)
+	first, err := l.recordFresh(ctx, tx, keys)
+	if errors.Is(err, errAborted) {
+		// A key was there and the transaction is aborted: again, key by key.
+		tx.Rollback()
+		var again *sql.Tx
+		if again, err = db.BeginTx(ctx, nil); err != nil {
+			committed = true // the first transaction is rolled back and there is no other
+			return nil, fmt.Errorf("idem: beginning a transaction: %w", err)
+		}
+		tx = again
+		first, err = l.RecordBatch(ctx, tx, keys)
+	}
 	if err != nil {
 		return nil, err
 	}
