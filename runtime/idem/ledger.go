@@ -271,12 +271,10 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	if len(keys) == 0 {
 		return first, nil
 	}
-	for _, k := range keys {
-		if err := checkKey(k); err != nil {
-			return nil, err
-		}
+	at, uniq, err := batchKeys(keys)
+	if err != nil {
+		return nil, err
 	}
-	at, uniq := distinctSorted(keys)
 	for len(uniq) > 0 {
 		n := min(len(uniq), MaxBatch)
 		if err := l.recordBatch(ctx, tx, uniq[:n], func(k string) { first[at[k]] = true }); err != nil {
@@ -287,28 +285,31 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	return first, nil
 }
 
-// distinctSorted returns the distinct keys, sorted, and the first place of each in keys.
-func distinctSorted(keys []string) (at map[string]int, uniq []string) {
+// batchKeys checks each key and returns the distinct keys, sorted, and the first place of
+// each in keys.
+func batchKeys(keys []string) (at map[string]int, uniq []string, err error) {
 	at = make(map[string]int, len(keys))
 	uniq = make([]string, 0, len(keys))
 	for i, k := range keys {
+		if err := checkKey(k); err != nil {
+			return nil, nil, err
+		}
 		if _, ok := at[k]; !ok {
 			at[k] = i
 			uniq = append(uniq, k)
 		}
 	}
 	slices.Sort(uniq)
-	return at, uniq
+	return at, uniq, nil
 }
 
-// insertAll is a plain INSERT of the distinct keys, all expiring at exp: it inserts every
-// key or, when one is in the table (done, or expired and not purged yet), fails as a
-// whole with the database's duplicate-key error.
-func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp int64) error {
-	var q strings.Builder
-	args := make([]any, 0, len(keys)+1)
+// keyRows writes to q the VALUES rows of keys, each expiring at exp, and returns the
+// statement's arguments. On PostgreSQL and SQLite they are exp ($1 or ?1), then extra,
+// then the keys; on MySQL, whose ? are not numbered, a key and exp for each row (MySQL
+// statements take no extra).
+func (l *Ledger) keyRows(q *strings.Builder, keys []string, exp int64, extra ...any) []any {
 	if l.dialect == MySQL {
-		q.WriteString("INSERT INTO " + l.table + " (`key`, expires_at) VALUES ")
+		args := make([]any, 0, 2*len(keys))
 		for i, k := range keys {
 			if i > 0 {
 				q.WriteString(", ")
@@ -316,21 +317,39 @@ func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp in
 			q.WriteString("(?, ?)")
 			args = append(args, []byte(k), exp)
 		}
-	} else {
-		mark := "?"
-		if l.dialect == Postgres {
-			mark = "$"
-		}
-		args = append(args, exp)
-		q.WriteString("INSERT INTO " + l.table + " (key, expires_at) VALUES ")
-		for i, k := range keys {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(" + mark + strconv.Itoa(i+2) + ", " + mark + "1)")
-			args = append(args, []byte(k))
-		}
+		return args
 	}
+	args := make([]any, 0, 1+len(extra)+len(keys))
+	args = append(append(args, exp), extra...)
+	for i, k := range keys {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + l.param(len(args)+1) + ", " + l.param(1) + ")")
+		args = append(args, []byte(k))
+	}
+	return args
+}
+
+// param is the nth numbered placeholder on PostgreSQL ($n) and SQLite (?n).
+func (l *Ledger) param(n int) string {
+	if l.dialect == Postgres {
+		return "$" + strconv.Itoa(n)
+	}
+	return "?" + strconv.Itoa(n)
+}
+
+// insertAll is a plain INSERT of the distinct keys, all expiring at exp: it inserts every
+// key or, when one is in the table (done, or expired and not purged yet), fails as a
+// whole with the database's duplicate-key error.
+func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp int64) error {
+	var q strings.Builder
+	if l.dialect == MySQL {
+		q.WriteString("INSERT INTO " + l.table + " (`key`, expires_at) VALUES ")
+	} else {
+		q.WriteString("INSERT INTO " + l.table + " (key, expires_at) VALUES ")
+	}
+	args := l.keyRows(&q, keys, exp)
 	_, err := tx.ExecContext(ctx, q.String(), args...)
 	return err
 }
@@ -364,24 +383,10 @@ func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mar
 		return nil
 	}
 	// $1 is the expiry, $2 now, then the keys; SQLite's ?N numbers the same way.
-	ph := func(n int) string {
-		if l.dialect == Postgres {
-			return "$" + strconv.Itoa(n)
-		}
-		return "?" + strconv.Itoa(n)
-	}
 	var q strings.Builder
-	args := make([]any, 0, len(keys)+2)
-	args = append(args, exp, nowMs)
 	q.WriteString("INSERT INTO " + l.table + " AS d (key, expires_at) VALUES ")
-	for i, k := range keys {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("(" + ph(i+3) + ", " + ph(1) + ")")
-		args = append(args, []byte(k))
-	}
-	q.WriteString(" ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE d.expires_at <= " + ph(2) + " RETURNING key")
+	args := l.keyRows(&q, keys, exp, nowMs)
+	q.WriteString(" ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE d.expires_at <= " + l.param(2) + " RETURNING key")
 	rows, err := tx.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return fmt.Errorf("idem: recording keys in %s: %w", l.table, err)
@@ -427,7 +432,8 @@ func OnceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn f
 var errAborted = errors.New("idem: a key was recorded; the transaction is aborted")
 
 // recordFresh is RecordBatch as the first statement of tx, which OnceTxBatch owns. On
-// PostgreSQL, when the distinct keys fit one statement, it first tries a plain INSERT of
+// PostgreSQL, for two keys or more (a batch of one, under light load, is as often a
+// redelivery as not) that fit one statement, it first tries a plain INSERT of
 // all of them: for keys never seen (the usual batch) that costs the database noticeably
 // less than INSERT ... ON CONFLICT ... RETURNING (no speculative insertion, no rows
 // back); when a key is there the INSERT fails, PostgreSQL aborts tx, and recordFresh
@@ -437,14 +443,12 @@ func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]
 	if l.dialect != Postgres || len(keys) < 2 {
 		return l.RecordBatch(ctx, tx, keys)
 	}
-	at, uniq := distinctSorted(keys)
+	at, uniq, err := batchKeys(keys)
+	if err != nil {
+		return nil, err
+	}
 	if len(uniq) > MaxBatch {
 		return l.RecordBatch(ctx, tx, keys)
-	}
-	for _, k := range uniq {
-		if err := checkKey(k); err != nil {
-			return nil, err
-		}
 	}
 	if err := l.insertAll(ctx, tx, uniq, toMs(l.now(), l.ttl)); err != nil {
 		if sqlerr.PostgresDuplicate(err) {
@@ -472,11 +476,11 @@ func onceTxBatch(ctx context.Context, db *sql.DB, l *Ledger, keys []string, fn f
 	}()
 	first, err := l.recordFresh(ctx, tx, keys)
 	if errors.Is(err, errAborted) {
-		// A key was there and the transaction is aborted: again, key by key.
+		// A key was there and PostgreSQL aborted the transaction: again, in a new one,
+		// with RecordBatch (the deferred Rollback of a rolled-back tx does nothing).
 		tx.Rollback()
 		var again *sql.Tx
 		if again, err = db.BeginTx(ctx, nil); err != nil {
-			committed = true // the first transaction is rolled back and there is no other
 			return nil, fmt.Errorf("idem: beginning a transaction: %w", err)
 		}
 		tx = again
