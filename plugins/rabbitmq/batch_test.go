@@ -118,9 +118,8 @@ func TestBatch(t *testing.T) {
 			if n := s.Count(t, "idgen_done"); n != 32 {
 				t.Errorf("the ledger holds %d keys, want 32", n)
 			}
-			dead, ok, err := channel(t, conn).Get(q+".dead", true)
-			if err != nil || !ok || dead.MessageId != "poison" {
-				t.Fatalf("the dead-letter queue: %q ok=%v err=%v, want the poison message", dead.MessageId, ok, err)
+			if dead := deadLetter(t, conn, q); dead.MessageId != "poison" {
+				t.Errorf("dead-lettered %q, want poison", dead.MessageId)
 			}
 		})
 	}

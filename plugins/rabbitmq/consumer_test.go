@@ -107,11 +107,7 @@ func TestPoison(t *testing.T) {
 			if got, _ := attempts.Load("poison"); !equal(got.([]int), []int{1, 2, 3}) {
 				t.Errorf("the poison message's attempts: %v, want [1 2 3]", got)
 			}
-			dead, ok, err := channel(t, conn).Get(q+".dead", true)
-			if err != nil || !ok {
-				t.Fatalf("the dead-letter queue: ok=%v err=%v, want the poison message", ok, err)
-			}
-			if dead.MessageId != "poison" {
+			if dead := deadLetter(t, conn, q); dead.MessageId != "poison" {
 				t.Errorf("dead-lettered %q, want poison", dead.MessageId)
 			}
 			if rows, _ := s.Effects(t); rows != 1 || !s.Keys(t)["good"] {

@@ -93,3 +93,21 @@ func queueLen(t testing.TB, conn *amqp.Connection, q string) int {
 	}
 	return info.Messages
 }
+
+// deadLetter waits for the next message in q's dead-letter queue and takes it. The
+// consumer counts a dead letter when it rejects the delivery; RabbitMQ routes it to the
+// dead-letter exchange after that, so the queue may still be empty when Stats says so.
+func deadLetter(t *testing.T, conn *amqp.Connection, q string) amqp.Delivery {
+	t.Helper()
+	ch := channel(t, conn)
+	var dead amqp.Delivery
+	waitFor(t, "a message in "+q+".dead", func() bool {
+		d, ok, err := ch.Get(q+".dead", true)
+		if err != nil {
+			t.Fatalf("the dead-letter queue: %v", err)
+		}
+		dead = d
+		return ok
+	})
+	return dead
+}
