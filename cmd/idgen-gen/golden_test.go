@@ -64,6 +64,11 @@ func TestGolden(t *testing.T) {
 			if bytes.Contains(got, []byte("\n/*")) {
 				t.Error("output has a /* */ comment: jennifer makes one of a Comment with a newline (use commentLines)")
 			}
+			for i, line := range strings.Split(string(got), "\n") {
+				if strings.HasPrefix(strings.TrimLeft(line, "\t"), "//") && columns(line) >= 100 {
+					t.Errorf("line %d: a comment %d columns wide (under 100 wanted): %s", i+1, columns(line), line)
+				}
+			}
 			compareFile(t, files[0].path, got)
 		})
 	}
@@ -142,4 +147,48 @@ func diffLines(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// generateCase runs the generator on one golden case and returns its output.
+func generateCase(t *testing.T, dir string) string {
+	t.Helper()
+	pkgs, err := load(moduleRoot(t), []string{"./golden/" + dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := generate(pkgs, options{})
+	if err != nil || len(files) != 1 {
+		t.Fatalf("generate %s: %d files, %v", dir, len(files), err)
+	}
+	return string(files[0].content)
+}
+
+// TestPrefixedJSONDoc checks the JSON sentences of a prefixed snowflake type: its JSON is
+// its text form, so neither JavaScript's precision nor JSON numbers are its reason.
+func TestPrefixedJSONDoc(t *testing.T) {
+	got := generateCase(t, "prefixed")
+	for _, wrong := range []string{"JavaScript", "numbers are errors", "JSON integer"} {
+		if strings.Contains(got, wrong) {
+			t.Errorf("a prefixed type's doc says %q", wrong)
+		}
+	}
+	if !strings.Contains(got, "MarshalJSON implements json.Marshaler: a JSON string holding the text form") {
+		t.Error("MarshalJSON's doc does not say the JSON is the text form")
+	}
+}
+
+// TestSourcelessDoc checks the constructors' sentences of the kinds that need no source
+// (UUIDv7, TypeID, ObjectId): they may not say the ID comes from a source.
+func TestSourcelessDoc(t *testing.T) {
+	for _, dir := range []string{"uuid7", "typeids", "objectids"} {
+		got := generateCase(t, dir)
+		for _, wrong := range []string{"default source", "from src"} {
+			if strings.Contains(got, wrong) {
+				t.Errorf("%s: a sourceless type's doc says %q", dir, wrong)
+			}
+		}
+		if !strings.Contains(got, "needs no source") || !strings.Contains(got, "ctx and src are ignored") {
+			t.Errorf("%s: the constructors' docs do not say that ctx and src are ignored", dir)
+		}
+	}
 }

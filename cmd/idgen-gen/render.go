@@ -62,8 +62,8 @@ func render(m *pkgModel) ([]byte, error) {
 		return nil, fmt.Errorf("rendering package %s (types %s): %w", m.path, typeNames(m), err)
 	}
 	// Tidy as hand-written code: imports grouped as goimports does (standard library
-	// first), comments wrapped within 100 columns.
-	out, err := imports.Process(m.path+"/"+m.name+"_idgen.go", wrapComments(buf.Bytes(), 100), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
+	// first), comments wrapped under 100 columns.
+	out, err := imports.Process(m.path+"/"+m.name+"_idgen.go", wrapComments(buf.Bytes(), commentWidth), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("formatting package %s (types %s): %w", m.path, typeNames(m), err)
 	}
@@ -78,6 +78,9 @@ func article(name string) string {
 	}
 	return "a"
 }
+
+// commentWidth is the widest a generated comment line may be, in columns: under 100.
+const commentWidth = 99
 
 // wrapComments re-wraps every line that is only a // comment and is longer than width
 // columns (a tab counts as 8) at spaces, keeping its indentation and "// ". Code, and
@@ -154,24 +157,39 @@ func ctxSrcParams() *Statement {
 	return Params(Id("ctx").Qual("context", "Context"), Id("src").Qual(pkgIdgen, "Source"))
 }
 
-// renderConstructors writes NewT, which takes the default source, and NewTFrom.
+// renderConstructors writes NewT, which takes the default source, and NewTFrom. Kinds
+// that need no source (UUIDv7, TypeID, ObjectId) say so: their ctx and src are ignored.
 func renderConstructors(f *File, t *idType, from []Code) {
 	n := t.name
-	f.Commentf("New%s returns a new %s from the default source set with idgen.SetDefault.", n, n)
+	var what string
 	switch t.kind {
 	case kindUUID7, kindTypeID:
-		f.Commentf("It needs no source: %s %s is a random UUIDv7.", article(n), n)
+		what = fmt.Sprintf("%s %s is a random UUIDv7", article(n), n)
 	case kindObjectID:
-		f.Commentf("It needs no source: %s %s is a MongoDB ObjectId made in this process.", article(n), n)
+		what = fmt.Sprintf("%s %s is a MongoDB ObjectId made in this process", article(n), n)
+	}
+	if what == "" {
+		f.Commentf("New%s returns a new %s from the default source set with idgen.SetDefault.", n, n)
+	} else {
+		f.Commentf("New%s returns a new %s. It needs no source: %s.", n, n, what)
 	}
 	f.Func().Id("New"+n).Params().Params(Id(n), Error()).Block(
 		Return(Id("New"+n+"From").Call(Qual("context", "Background").Call(), Nil())),
 	)
 	f.Line()
-	f.Commentf("New%sFrom returns a new %s from src, or from the default source when src is nil.", n, n)
+	if what == "" {
+		f.Commentf("New%sFrom returns a new %s from src, or from the default source when src is nil.", n, n)
+	} else {
+		// One line: wrapComments breaks it where the type's name makes it too wide.
+		f.Commentf("New%sFrom returns a new %s, as New%s does; ctx and src are ignored (%s needs no source). It has the parameters of every generated type's NewTFrom.", n, n, n, n)
+	}
 	f.Func().Id("New"+n+"From").Add(ctxSrcParams()).Params(Id(n), Error()).Block(from...)
 	f.Line()
-	f.Comment("Generate sets the ID to a new one from src, or from the default source when src is nil.")
+	if what == "" {
+		f.Comment("Generate sets the ID to a new one from src, or from the default source when src is nil.")
+	} else {
+		f.Commentf("Generate sets the ID to a new one; ctx and src are ignored (%s needs no source).", n)
+	}
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Generate").Add(ctxSrcParams()).Error().Block(
 		List(Id("v"), Err()).Op(":=").Id("New"+n+"From").Call(Id("ctx"), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),

@@ -61,6 +61,8 @@ func renderSnowflake(f *File, t *idType) {
 			Return(Qual("strconv", "AppendInt").Call(Make(Index().Byte(), Lit(0), Lit(20)), Int64().Call(Id("id")), Lit(10)), Nil()),
 		)
 		f.Line()
+	} else if t.prefix != "" {
+		renderQuotedJSON(f, n, size, " holding the text form, as String writes it")
 	} else {
 		renderQuotedJSON(f, n, size, ", since JavaScript numbers lose precision above 2^53")
 	}

@@ -80,8 +80,7 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -292,13 +291,13 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 	return orderNoFormat.Spec().Layout.Decode(v)
 }
 
-// NewSessionID returns a new SessionID from the default source set with idgen.SetDefault.
-// It needs no source: a SessionID is a random UUIDv7.
+// NewSessionID returns a new SessionID. It needs no source: a SessionID is a random UUIDv7.
 func NewSessionID() (SessionID, error) {
 	return NewSessionIDFrom(context.Background(), nil)
 }
 
-// NewSessionIDFrom returns a new SessionID from src, or from the default source when src is nil.
+// NewSessionIDFrom returns a new SessionID, as NewSessionID does; ctx and src are ignored
+// (SessionID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewSessionIDFrom(ctx context.Context, src idgen.Source) (SessionID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -307,7 +306,7 @@ func NewSessionIDFrom(ctx context.Context, src idgen.Source) (SessionID, error) 
 	return SessionID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (SessionID needs no source).
 func (id *SessionID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewSessionIDFrom(ctx, src)
 	if err != nil {
@@ -421,13 +420,13 @@ func (id SessionID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewInvoiceTID returns a new InvoiceTID from the default source set with idgen.SetDefault.
-// It needs no source: an InvoiceTID is a random UUIDv7.
+// NewInvoiceTID returns a new InvoiceTID. It needs no source: an InvoiceTID is a random UUIDv7.
 func NewInvoiceTID() (InvoiceTID, error) {
 	return NewInvoiceTIDFrom(context.Background(), nil)
 }
 
-// NewInvoiceTIDFrom returns a new InvoiceTID from src, or from the default source when src is nil.
+// NewInvoiceTIDFrom returns a new InvoiceTID, as NewInvoiceTID does; ctx and src are ignored
+// (InvoiceTID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewInvoiceTIDFrom(ctx context.Context, src idgen.Source) (InvoiceTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -436,7 +435,7 @@ func NewInvoiceTIDFrom(ctx context.Context, src idgen.Source) (InvoiceTID, error
 	return InvoiceTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (InvoiceTID needs no source).
 func (id *InvoiceTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewInvoiceTIDFrom(ctx, src)
 	if err != nil {
@@ -560,13 +559,13 @@ func (id InvoiceTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewLineTID returns a new LineTID from the default source set with idgen.SetDefault.
-// It needs no source: a LineTID is a random UUIDv7.
+// NewLineTID returns a new LineTID. It needs no source: a LineTID is a random UUIDv7.
 func NewLineTID() (LineTID, error) {
 	return NewLineTIDFrom(context.Background(), nil)
 }
 
-// NewLineTIDFrom returns a new LineTID from src, or from the default source when src is nil.
+// NewLineTIDFrom returns a new LineTID, as NewLineTID does; ctx and src are ignored (LineTID needs
+// no source). It has the parameters of every generated type's NewTFrom.
 func NewLineTIDFrom(ctx context.Context, src idgen.Source) (LineTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -575,7 +574,7 @@ func NewLineTIDFrom(ctx context.Context, src idgen.Source) (LineTID, error) {
 	return LineTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (LineTID needs no source).
 func (id *LineTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewLineTIDFrom(ctx, src)
 	if err != nil {
@@ -686,18 +685,19 @@ func (id LineTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewDocumentID returns a new DocumentID from the default source set with idgen.SetDefault.
-// It needs no source: a DocumentID is a MongoDB ObjectId made in this process.
+// NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
+// made in this process.
 func NewDocumentID() (DocumentID, error) {
 	return NewDocumentIDFrom(context.Background(), nil)
 }
 
-// NewDocumentIDFrom returns a new DocumentID from src, or from the default source when src is nil.
+// NewDocumentIDFrom returns a new DocumentID, as NewDocumentID does; ctx and src are ignored
+// (DocumentID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewDocumentIDFrom(ctx context.Context, src idgen.Source) (DocumentID, error) {
 	return DocumentID(objectid.New()), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (DocumentID needs no source).
 func (id *DocumentID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewDocumentIDFrom(ctx, src)
 	if err != nil {

@@ -79,8 +79,7 @@ func (id *CustomerID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id CustomerID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -291,13 +290,13 @@ func (id PaymentNo) Parts() (snowflake.Parts, error) {
 	return paymentNoFormat.Spec().Layout.Decode(v)
 }
 
-// NewTraceID returns a new TraceID from the default source set with idgen.SetDefault.
-// It needs no source: a TraceID is a random UUIDv7.
+// NewTraceID returns a new TraceID. It needs no source: a TraceID is a random UUIDv7.
 func NewTraceID() (TraceID, error) {
 	return NewTraceIDFrom(context.Background(), nil)
 }
 
-// NewTraceIDFrom returns a new TraceID from src, or from the default source when src is nil.
+// NewTraceIDFrom returns a new TraceID, as NewTraceID does; ctx and src are ignored (TraceID needs
+// no source). It has the parameters of every generated type's NewTFrom.
 func NewTraceIDFrom(ctx context.Context, src idgen.Source) (TraceID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -306,7 +305,7 @@ func NewTraceIDFrom(ctx context.Context, src idgen.Source) (TraceID, error) {
 	return TraceID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (TraceID needs no source).
 func (id *TraceID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewTraceIDFrom(ctx, src)
 	if err != nil {
@@ -408,13 +407,13 @@ func (id TraceID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewInvoiceTID returns a new InvoiceTID from the default source set with idgen.SetDefault.
-// It needs no source: an InvoiceTID is a random UUIDv7.
+// NewInvoiceTID returns a new InvoiceTID. It needs no source: an InvoiceTID is a random UUIDv7.
 func NewInvoiceTID() (InvoiceTID, error) {
 	return NewInvoiceTIDFrom(context.Background(), nil)
 }
 
-// NewInvoiceTIDFrom returns a new InvoiceTID from src, or from the default source when src is nil.
+// NewInvoiceTIDFrom returns a new InvoiceTID, as NewInvoiceTID does; ctx and src are ignored
+// (InvoiceTID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewInvoiceTIDFrom(ctx context.Context, src idgen.Source) (InvoiceTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -423,7 +422,7 @@ func NewInvoiceTIDFrom(ctx context.Context, src idgen.Source) (InvoiceTID, error
 	return InvoiceTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (InvoiceTID needs no source).
 func (id *InvoiceTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewInvoiceTIDFrom(ctx, src)
 	if err != nil {
@@ -786,18 +785,19 @@ func (id LedgerID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
 }
 
-// NewDocumentID returns a new DocumentID from the default source set with idgen.SetDefault.
-// It needs no source: a DocumentID is a MongoDB ObjectId made in this process.
+// NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
+// made in this process.
 func NewDocumentID() (DocumentID, error) {
 	return NewDocumentIDFrom(context.Background(), nil)
 }
 
-// NewDocumentIDFrom returns a new DocumentID from src, or from the default source when src is nil.
+// NewDocumentIDFrom returns a new DocumentID, as NewDocumentID does; ctx and src are ignored
+// (DocumentID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewDocumentIDFrom(ctx context.Context, src idgen.Source) (DocumentID, error) {
 	return DocumentID(objectid.New()), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (DocumentID needs no source).
 func (id *DocumentID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewDocumentIDFrom(ctx, src)
 	if err != nil {

@@ -12,18 +12,19 @@ import (
 	"github.com/idgen/idgen/runtime/objectid"
 )
 
-// NewDocumentID returns a new DocumentID from the default source set with idgen.SetDefault.
-// It needs no source: a DocumentID is a MongoDB ObjectId made in this process.
+// NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
+// made in this process.
 func NewDocumentID() (DocumentID, error) {
 	return NewDocumentIDFrom(context.Background(), nil)
 }
 
-// NewDocumentIDFrom returns a new DocumentID from src, or from the default source when src is nil.
+// NewDocumentIDFrom returns a new DocumentID, as NewDocumentID does; ctx and src are ignored
+// (DocumentID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewDocumentIDFrom(ctx context.Context, src idgen.Source) (DocumentID, error) {
 	return DocumentID(objectid.New()), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (DocumentID needs no source).
 func (id *DocumentID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewDocumentIDFrom(ctx, src)
 	if err != nil {

@@ -74,8 +74,7 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -165,8 +164,8 @@ func (id *OrderID) Generate(ctx context.Context, src idgen.Source) error {
 	return nil
 }
 
-// ParseOrderID parses the text form of an OrderID: "ord_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// ParseOrderID parses the text form of an OrderID: "ord_" and 13 lowercase base32 characters,
+// which sort like the numbers.
 func ParseOrderID(s string) (OrderID, error) {
 	v, err := parseOrderID(s)
 	return OrderID(v), err
@@ -203,8 +202,7 @@ func (id *OrderID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id OrderID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'

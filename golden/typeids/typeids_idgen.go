@@ -13,13 +13,13 @@ import (
 	"github.com/idgen/idgen/runtime/uuidv7"
 )
 
-// NewUserTID returns a new UserTID from the default source set with idgen.SetDefault.
-// It needs no source: a UserTID is a random UUIDv7.
+// NewUserTID returns a new UserTID. It needs no source: a UserTID is a random UUIDv7.
 func NewUserTID() (UserTID, error) {
 	return NewUserTIDFrom(context.Background(), nil)
 }
 
-// NewUserTIDFrom returns a new UserTID from src, or from the default source when src is nil.
+// NewUserTIDFrom returns a new UserTID, as NewUserTID does; ctx and src are ignored (UserTID needs
+// no source). It has the parameters of every generated type's NewTFrom.
 func NewUserTIDFrom(ctx context.Context, src idgen.Source) (UserTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -28,7 +28,7 @@ func NewUserTIDFrom(ctx context.Context, src idgen.Source) (UserTID, error) {
 	return UserTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (UserTID needs no source).
 func (id *UserTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewUserTIDFrom(ctx, src)
 	if err != nil {
@@ -140,14 +140,13 @@ func (id UserTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewLineItemTID returns a new LineItemTID from the default source set with idgen.SetDefault.
-// It needs no source: a LineItemTID is a random UUIDv7.
+// NewLineItemTID returns a new LineItemTID. It needs no source: a LineItemTID is a random UUIDv7.
 func NewLineItemTID() (LineItemTID, error) {
 	return NewLineItemTIDFrom(context.Background(), nil)
 }
 
-// NewLineItemTIDFrom returns a new LineItemTID from src, or from the default source when src is
-// nil.
+// NewLineItemTIDFrom returns a new LineItemTID, as NewLineItemTID does; ctx and src are ignored
+// (LineItemTID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewLineItemTIDFrom(ctx context.Context, src idgen.Source) (LineItemTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -156,7 +155,7 @@ func NewLineItemTIDFrom(ctx context.Context, src idgen.Source) (LineItemTID, err
 	return LineItemTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (LineItemTID needs no source).
 func (id *LineItemTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewLineItemTIDFrom(ctx, src)
 	if err != nil {
@@ -267,13 +266,13 @@ func (id LineItemTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewBareTID returns a new BareTID from the default source set with idgen.SetDefault.
-// It needs no source: a BareTID is a random UUIDv7.
+// NewBareTID returns a new BareTID. It needs no source: a BareTID is a random UUIDv7.
 func NewBareTID() (BareTID, error) {
 	return NewBareTIDFrom(context.Background(), nil)
 }
 
-// NewBareTIDFrom returns a new BareTID from src, or from the default source when src is nil.
+// NewBareTIDFrom returns a new BareTID, as NewBareTID does; ctx and src are ignored (BareTID needs
+// no source). It has the parameters of every generated type's NewTFrom.
 func NewBareTIDFrom(ctx context.Context, src idgen.Source) (BareTID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -282,7 +281,7 @@ func NewBareTIDFrom(ctx context.Context, src idgen.Source) (BareTID, error) {
 	return BareTID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (BareTID needs no source).
 func (id *BareTID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewBareTIDFrom(ctx, src)
 	if err != nil {

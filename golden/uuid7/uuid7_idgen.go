@@ -12,13 +12,13 @@ import (
 	"github.com/idgen/idgen/runtime/uuidv7"
 )
 
-// NewSessionID returns a new SessionID from the default source set with idgen.SetDefault.
-// It needs no source: a SessionID is a random UUIDv7.
+// NewSessionID returns a new SessionID. It needs no source: a SessionID is a random UUIDv7.
 func NewSessionID() (SessionID, error) {
 	return NewSessionIDFrom(context.Background(), nil)
 }
 
-// NewSessionIDFrom returns a new SessionID from src, or from the default source when src is nil.
+// NewSessionIDFrom returns a new SessionID, as NewSessionID does; ctx and src are ignored
+// (SessionID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewSessionIDFrom(ctx context.Context, src idgen.Source) (SessionID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -27,7 +27,7 @@ func NewSessionIDFrom(ctx context.Context, src idgen.Source) (SessionID, error) 
 	return SessionID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (SessionID needs no source).
 func (id *SessionID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewSessionIDFrom(ctx, src)
 	if err != nil {
@@ -129,13 +129,13 @@ func (id SessionID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
-// NewRequestID returns a new RequestID from the default source set with idgen.SetDefault.
-// It needs no source: a RequestID is a random UUIDv7.
+// NewRequestID returns a new RequestID. It needs no source: a RequestID is a random UUIDv7.
 func NewRequestID() (RequestID, error) {
 	return NewRequestIDFrom(context.Background(), nil)
 }
 
-// NewRequestIDFrom returns a new RequestID from src, or from the default source when src is nil.
+// NewRequestIDFrom returns a new RequestID, as NewRequestID does; ctx and src are ignored
+// (RequestID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewRequestIDFrom(ctx context.Context, src idgen.Source) (RequestID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -144,7 +144,7 @@ func NewRequestIDFrom(ctx context.Context, src idgen.Source) (RequestID, error) 
 	return RequestID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (RequestID needs no source).
 func (id *RequestID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewRequestIDFrom(ctx, src)
 	if err != nil {

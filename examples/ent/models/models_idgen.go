@@ -76,8 +76,7 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
@@ -288,13 +287,13 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 	return orderNoFormat.Spec().Layout.Decode(v)
 }
 
-// NewPaymentID returns a new PaymentID from the default source set with idgen.SetDefault.
-// It needs no source: a PaymentID is a random UUIDv7.
+// NewPaymentID returns a new PaymentID. It needs no source: a PaymentID is a random UUIDv7.
 func NewPaymentID() (PaymentID, error) {
 	return NewPaymentIDFrom(context.Background(), nil)
 }
 
-// NewPaymentIDFrom returns a new PaymentID from src, or from the default source when src is nil.
+// NewPaymentIDFrom returns a new PaymentID, as NewPaymentID does; ctx and src are ignored
+// (PaymentID needs no source). It has the parameters of every generated type's NewTFrom.
 func NewPaymentIDFrom(ctx context.Context, src idgen.Source) (PaymentID, error) {
 	u, err := uuidv7.New()
 	if err != nil {
@@ -303,7 +302,7 @@ func NewPaymentIDFrom(ctx context.Context, src idgen.Source) (PaymentID, error) 
 	return PaymentID(u), nil
 }
 
-// Generate sets the ID to a new one from src, or from the default source when src is nil.
+// Generate sets the ID to a new one; ctx and src are ignored (PaymentID needs no source).
 func (id *PaymentID) Generate(ctx context.Context, src idgen.Source) error {
 	v, err := NewPaymentIDFrom(ctx, src)
 	if err != nil {

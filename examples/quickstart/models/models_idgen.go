@@ -75,8 +75,7 @@ func (id *UserID) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string, since JavaScript numbers lose precision
-// above 2^53.
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
