@@ -31,7 +31,7 @@ import (
 )
 
 // ErrNotPersistent is matched by every *Error.
-var ErrNotPersistent = errors.New("idgen: redis does not persist its data")
+var ErrNotPersistent = errors.New("redis does not persist its data")
 
 // Error reports a Redis server that would forget writes on a restart, or one that could
 // not be checked. It matches ErrNotPersistent.
@@ -52,7 +52,7 @@ func (e *Error) Error() string {
 	if addr == "" {
 		addr = "server"
 	}
-	s := fmt.Sprintf("idgen: redis %s may forget what it stores across a restart: %s", addr, e.Reason)
+	s := fmt.Sprintf("redis %s may forget what it stores across a restart: %s", addr, e.Reason)
 	if e.Err != nil {
 		// A managed service: persistence is its configuration, not the client's.
 		return s + ": " + e.Err.Error() + "; if the service keeps an append-only file (AOF), " +
@@ -113,7 +113,7 @@ func checkOne(ctx context.Context, c redis.Cmdable, addr string) error {
 		if errors.As(err, &re) {
 			return &Error{Addr: addr, Reason: "it refused INFO persistence, so persistence cannot be checked", Err: err}
 		}
-		return fmt.Errorf("idgen: checking the persistence of redis %s: %w", addr, err)
+		return fmt.Errorf("checking the persistence of redis %s: %w", addr, err)
 	}
 	fields := parseInfo(info)
 	switch fields["aof_enabled"] {

@@ -51,7 +51,7 @@ func checkErr(t *testing.T, err error, addr, reason string) {
 	if e.Addr != addr || !strings.Contains(e.Reason, reason) {
 		t.Errorf("Addr %q, Reason %q; want %q and a reason with %q", e.Addr, e.Reason, addr, reason)
 	}
-	if msg := err.Error(); !strings.HasPrefix(msg, "idgen: redis "+addr) || !strings.Contains(msg, "AllowNoPersistence") {
+	if msg := err.Error(); !strings.HasPrefix(msg, "redis "+addr) || !strings.Contains(msg, "AllowNoPersistence") {
 		t.Errorf("message %q does not say how to opt in or turn persistence on", msg)
 	}
 	t.Logf("%v", err)

@@ -21,7 +21,7 @@ const (
 )
 
 // ErrUnknownDialect is matched by the error of CheckDialect.
-var ErrUnknownDialect = errors.New("idgen: unknown SQL dialect")
+var ErrUnknownDialect = errors.New("unknown SQL dialect")
 
 // String returns the dialect's name: "postgres", "mysql", "sqlite", or "Dialect(n)".
 func (d Dialect) String() string {

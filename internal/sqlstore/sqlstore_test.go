@@ -29,7 +29,7 @@ func TestCheckTable(t *testing.T) {
 			t.Errorf("CheckTable(%q) = %v, want a *TableError naming it", name, err)
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "idgen: invalid table name ") || te.Reason == "" {
+		if !strings.HasPrefix(err.Error(), "invalid table name ") || te.Reason == "" {
 			t.Errorf("CheckTable(%q): message %q", name, err)
 		}
 	}

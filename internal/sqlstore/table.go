@@ -10,7 +10,7 @@ import (
 const MaxPart = 63
 
 // ErrInvalidTable is matched by every *TableError.
-var ErrInvalidTable = errors.New("idgen: invalid table name")
+var ErrInvalidTable = errors.New("invalid table name")
 
 // TableError reports a table name that CheckTable refuses. It matches ErrInvalidTable.
 type TableError struct {
@@ -22,7 +22,7 @@ type TableError struct {
 
 // Error implements error.
 func (e *TableError) Error() string {
-	return fmt.Sprintf("idgen: invalid table name %q: %s", e.Table, e.Reason)
+	return fmt.Sprintf("invalid table name %q: %s", e.Table, e.Reason)
 }
 
 // Is reports whether target is ErrInvalidTable.

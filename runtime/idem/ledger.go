@@ -77,7 +77,7 @@ func NewLedger(dialect Dialect, opts LedgerOptions) (*Ledger, error) {
 		l.ttl = DefaultLedgerTTL
 	}
 	if err := sqlstore.CheckTable(l.table); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("idem: %w", err)
 	}
 	key := "key"
 	if dialect == MySQL {

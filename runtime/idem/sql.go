@@ -153,7 +153,7 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 		table = DefaultTable
 	}
 	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("idem: %w", err)
 	}
 	s := &SQL{db: db, dialect: dialect, table: table, now: time.Now}
 	if dialect == MySQL {

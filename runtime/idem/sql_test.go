@@ -342,7 +342,7 @@ func TestNewSQL(t *testing.T) {
 			}
 			_, err := idem.NewSQL(nil, d, idem.SQLOptions{Table: name})
 			var te *idem.TableError
-			if !errors.As(err, &te) || !errors.Is(err, idem.ErrInvalidTable) {
+			if !errors.As(err, &te) || !errors.Is(err, idem.ErrInvalidTable) || !strings.HasPrefix(err.Error(), "idem: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q): %v, want a *TableError", d, name, err)
 			}
 		}

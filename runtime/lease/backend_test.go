@@ -211,13 +211,13 @@ func TestNewSQL(t *testing.T) {
 		for _, d := range []lease.Dialect{lease.Postgres, lease.MySQL, lease.SQLite} {
 			_, err := lease.NewSQL(nil, d, lease.SQLOptions{Table: name})
 			var te *lease.TableError
-			if !errors.Is(err, lease.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+			if !errors.Is(err, lease.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "lease: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
 	for _, d := range []lease.Dialect{0, 9} {
-		if _, err := lease.NewSQL(nil, d, lease.SQLOptions{}); !errors.Is(err, lease.ErrUnknownDialect) {
+		if _, err := lease.NewSQL(nil, d, lease.SQLOptions{}); !errors.Is(err, lease.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "lease: unknown SQL dialect") {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}

@@ -177,10 +177,10 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 		table = DefaultTable
 	}
 	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lease: %w", err)
 	}
 	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lease: %w", err)
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.claim = bind(dialect, table, claimSQL)

@@ -123,10 +123,10 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 		table = DefaultTable
 	}
 	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.reserve, s.insert = statements(dialect, table)

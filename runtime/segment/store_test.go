@@ -87,13 +87,13 @@ func TestNewSQL(t *testing.T) {
 		for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
 			_, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: name})
 			var te *segment.TableError
-			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name {
+			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "segment: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
 	for _, d := range []segment.Dialect{0, 9} {
-		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) {
+		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}

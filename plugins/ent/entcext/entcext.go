@@ -80,10 +80,10 @@ func resolve(t *gen.Type) error {
 		err = json.Unmarshal(b, &a)
 	}
 	if err != nil {
-		return fmt.Errorf("idgen: schema %s: reading its Idempotent annotation: %w", t.Name, err)
+		return fmt.Errorf("entcext: schema %s: reading its Idempotent annotation: %w", t.Name, err)
 	}
 	if len(a.Key) == 0 {
-		return fmt.Errorf("idgen: schema %s: Idempotent needs a Key", t.Name)
+		return fmt.Errorf("entcext: schema %s: Idempotent needs a Key", t.Name)
 	}
 	r := &resolved{}
 	for _, list := range []struct {
@@ -94,7 +94,7 @@ func resolve(t *gen.Type) error {
 		for _, name := range list.names {
 			i := slices.IndexFunc(t.Fields, func(f *gen.Field) bool { return f.Name == name })
 			if i < 0 {
-				return fmt.Errorf("idgen: schema %s: Idempotent %s field %q does not exist", t.Name, list.what, name)
+				return fmt.Errorf("entcext: schema %s: Idempotent %s field %q does not exist", t.Name, list.what, name)
 			}
 			*list.out = append(*list.out, t.Fields[i])
 		}
@@ -109,7 +109,7 @@ func resolve(t *gen.Type) error {
 		}
 	}
 	if len(r.Indexes) == 0 {
-		return fmt.Errorf("idgen: schema %s: Idempotent key (%s) is not unique: make the field Unique() or add index.Fields(%s).Unique()",
+		return fmt.Errorf("entcext: schema %s: Idempotent key (%s) is not unique: make the field Unique() or add index.Fields(%s).Unique()",
 			t.Name, strings.Join(a.Key, ", "), quoteAll(a.Key))
 	}
 	t.Annotations[idgent.AnnotationName] = r

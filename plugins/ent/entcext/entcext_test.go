@@ -40,7 +40,7 @@ func TestResolve(t *testing.T) {
 		{"garbage", nil, "reading its Idempotent annotation"},
 	} {
 		err := resolve(typeWith(t, tc.a, tc.fields...))
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "idgen: schema Order: ") {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "entcext: schema Order: ") {
 			t.Errorf("%v: %v, want %q", tc.a, err, tc.want)
 		}
 	}

@@ -31,7 +31,7 @@ func TestRedisPersistence(t *testing.T) {
 			c := srv.Client()
 			_, err := New(ctx, c, Options{})
 			var npe *NotPersistentError
-			if tc.ok != (err == nil) || !tc.ok && (!errors.As(err, &npe) || !errors.Is(err, ErrNotPersistent) || !strings.Contains(err.Error(), "AllowNoPersistence")) {
+			if tc.ok != (err == nil) || !tc.ok && (!errors.As(err, &npe) || !errors.Is(err, ErrNotPersistent) || !strings.Contains(err.Error(), "AllowNoPersistence") || !strings.HasPrefix(err.Error(), "redisidem: redis ")) {
 				t.Fatalf("New: %v", err)
 			}
 			s, err := New(ctx, c, Options{AllowNoPersistence: !tc.ok})

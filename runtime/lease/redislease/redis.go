@@ -152,7 +152,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Back
 	}
 	if !opts.AllowNoPersistence {
 		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("redislease: %w", err)
 		}
 	}
 	return &Backend{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil

@@ -3,6 +3,7 @@ package redislease
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +35,7 @@ func TestRedisPersistence(t *testing.T) {
 			b, err := New(ctx, srv.Client(), tc.opts)
 			if tc.refused {
 				var npe *NotPersistentError
-				if b != nil || !errors.As(err, &npe) || !errors.Is(err, ErrNotPersistent) || npe.Addr != srv.Addr {
+				if b != nil || !errors.As(err, &npe) || !errors.Is(err, ErrNotPersistent) || npe.Addr != srv.Addr || !strings.HasPrefix(err.Error(), "redislease: redis ") {
 					t.Fatalf("New = %v, %v; want a *NotPersistentError", b, err)
 				}
 				t.Log(err)

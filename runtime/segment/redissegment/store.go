@@ -69,7 +69,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Stor
 	}
 	if !opts.AllowNoPersistence {
 		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("redissegment: %w", err)
 		}
 	}
 	prefix := opts.Prefix

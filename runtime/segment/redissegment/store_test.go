@@ -3,6 +3,7 @@ package redissegment_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestRedisPersistence(t *testing.T) {
 		c := srv.Client()
 		s, err := redissegment.New(ctx, c, redissegment.Options{})
 		var npe *redissegment.NotPersistentError
-		if s != nil || !errors.As(err, &npe) || !errors.Is(err, redissegment.ErrNotPersistent) || npe.Addr != srv.Addr {
+		if s != nil || !errors.As(err, &npe) || !errors.Is(err, redissegment.ErrNotPersistent) || npe.Addr != srv.Addr || !strings.HasPrefix(err.Error(), "redissegment: redis ") {
 			t.Fatalf("New on a Redis without persistence = %v, %v; want a *NotPersistentError", s, err)
 		}
 		t.Log(err)
