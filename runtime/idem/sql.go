@@ -22,19 +22,19 @@ import (
 // method returns "postgres", "mysql" or "sqlite".
 type Dialect = sqlstore.Dialect
 
-// The dialects.
-const (
-	Postgres = sqlstore.Postgres
-	MySQL    = sqlstore.MySQL
-	SQLite   = sqlstore.SQLite
-)
+// Postgres, MySQL and SQLite are the dialects NewSQL knows.
+const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
 
-// TableError reports a table name NewSQL refuses: the name is spliced into SQL unquoted,
+// TableError reports a table name NewSQL refuses. The name is spliced into SQL unquoted,
 // so it must be one or two dot-separated parts ("idgen_idempotency",
-// "app.idgen_idempotency"), each 1 to 63 bytes of ASCII letters, digits and underscores,
-// not starting with a digit. The same rule, and the same type, hold in runtime/lease and
-// runtime/segment. It matches ErrInvalidTable.
+// "app.idgen_idempotency"), each 1 to 63 ASCII letters, digits or underscores, not
+// starting with a digit; Reason says which part of the rule Table breaks. The same rule
+// and type hold in runtime/lease and runtime/segment. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
+
+// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of NewSQL
+// for a Dialect it does not know.
+var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // DefaultTable is the table an [SQL] store uses when SQLOptions.Table is empty.
 const DefaultTable = "idgen_idempotency"
@@ -42,13 +42,6 @@ const DefaultTable = "idgen_idempotency"
 // MaxSQLKeyLen is the longest key, in bytes, an SQL store keeps: the key column is the
 // primary key, and 512 bytes fit every index the three databases build.
 const MaxSQLKeyLen = 512
-
-var (
-	// ErrUnknownDialect is matched by the error of NewSQL for a Dialect it does not know.
-	ErrUnknownDialect = sqlstore.ErrUnknownDialect
-	// ErrInvalidTable is matched by the *TableError of a table name NewSQL refuses.
-	ErrInvalidTable = sqlstore.ErrInvalidTable
-)
 
 // KeyTooLongError is returned by an SQL store given a key longer than MaxSQLKeyLen bytes.
 type KeyTooLongError struct {

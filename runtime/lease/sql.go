@@ -26,27 +26,19 @@ import (
 // Its String method returns "postgres", "mysql" or "sqlite".
 type Dialect = sqlstore.Dialect
 
-// The dialects.
-const (
-	Postgres = sqlstore.Postgres
-	MySQL    = sqlstore.MySQL
-	SQLite   = sqlstore.SQLite
-)
+// Postgres, MySQL and SQLite are the dialects NewSQL knows.
+const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
 
-var (
-	// ErrInvalidTable is matched by the *TableError of a table name NewSQL refuses.
-	ErrInvalidTable = sqlstore.ErrInvalidTable
-	// ErrUnknownDialect is matched by the error of NewSQL for a Dialect it does not know.
-	ErrUnknownDialect = sqlstore.ErrUnknownDialect
-)
-
-// TableError reports a table name NewSQL refuses: the name is spliced into SQL
-// unquoted, so it must be one or two dot-separated parts ("idgen_lease",
-// "app.idgen_lease"), each 1 to 63 bytes of ASCII letters, digits and underscores, not
-// starting with a digit. Its fields are Table, the name refused, and Reason, the part of
-// the rule it breaks. The same rule, and the same type, hold in runtime/segment and
+// TableError reports a table name NewSQL refuses. The name is spliced into SQL unquoted,
+// so it must be one or two dot-separated parts ("idgen_lease", "app.idgen_lease"), each 1
+// to 63 ASCII letters, digits or underscores, not starting with a digit; Reason says which
+// part of the rule Table breaks. The same rule and type hold in runtime/segment and
 // runtime/idem. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
+
+// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of NewSQL
+// for a Dialect it does not know.
+var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // DefaultTable is the lease table an [SQL] backend uses when given no name.
 const DefaultTable = "idgen_lease"
