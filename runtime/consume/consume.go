@@ -77,7 +77,7 @@ func InTx[M any](db *sql.DB, fn func(ctx context.Context, tx *sql.Tx, m M) error
 // matching idem.ErrInProgress (the message is delivered again later); an error from fn gives
 // the key back. For effects outside the database: a crash after fn's effect and before the
 // key is marked done lets a redelivery repeat the effect.
-func Once[M any](store idem.Store, opts idem.OnceOptions, fn func(ctx context.Context, m M) error) Processor[M] {
+func Once[M any](store idem.Store, fn func(ctx context.Context, m M) error, opts idem.OnceOptions) Processor[M] {
 	return func(ctx context.Context, key string, m M) (bool, error) {
 		ran := false
 		err := idem.Once(ctx, store, key, func(ctx context.Context) error {

@@ -75,13 +75,13 @@ func TestProcessors(t *testing.T) {
 			})
 		}, true},
 		{"Once", func(db *sql.DB, fail *bool) consume.Processor[string] {
-			return consume.Once(idem.NewMemory(), idem.OnceOptions{}, func(ctx context.Context, m string) error {
+			return consume.Once(idem.NewMemory(), func(ctx context.Context, m string) error {
 				if *fail {
 					return boom
 				}
 				_, err := db.ExecContext(ctx, "INSERT INTO effects VALUES (?)", m)
 				return err
-			})
+			}, idem.OnceOptions{})
 		}, false},
 		{"AtLeastOnce", func(db *sql.DB, fail *bool) consume.Processor[string] {
 			return consume.AtLeastOnce(func(ctx context.Context, m string) error {

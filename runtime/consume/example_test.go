@@ -62,10 +62,10 @@ func ExampleOnceTx() {
 // idem.Store and marked done after the effect.
 func ExampleOnce() {
 	store := idem.NewMemory()
-	process := consume.Once(store, idem.OnceOptions{}, func(ctx context.Context, o order) error {
+	process := consume.Once(store, func(ctx context.Context, o order) error {
 		fmt.Println("mail about", o.No)
 		return nil
-	})
+	}, idem.OnceOptions{})
 	for range 2 {
 		ran, err := process(context.Background(), "msg-8", order{"ORD-8", 500})
 		fmt.Println(ran, err)

@@ -255,6 +255,11 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 	if err := cfg.Layout.Validate(); err != nil {
 		return nil, err
 	}
+	// The lease's safety is its own gate: every generator it makes gets a fresh Gate that
+	// the renewals open and the lease's deadline closes, and an After past every ID an
+	// earlier holder of the worker ID could have issued (acquire sets both). A caller's Gate
+	// would be one the renewals never close, and a caller's After could be earlier than the
+	// store's record; refused rather than overwritten, so the mistake is seen.
 	if cfg.Options.Gate != nil || !cfg.Options.After.IsZero() {
 		return nil, errors.New("lease: Options.Gate and Options.After are set by the lease and must be zero")
 	}
