@@ -255,11 +255,12 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 	if err := cfg.Layout.Validate(); err != nil {
 		return nil, err
 	}
-	// The lease's safety is its own gate: every generator it makes gets a fresh Gate that
-	// the renewals open and the lease's deadline closes, and an After past every ID an
-	// earlier holder of the worker ID could have issued (acquire sets both). A caller's Gate
-	// would be one the renewals never close, and a caller's After could be earlier than the
-	// store's record; refused rather than overwritten, so the mistake is seen.
+	// The lease's safety is its own gate: every generator it makes gets a fresh Gate, open
+	// until the deadline of the last successful renewal, so that it stamps nothing once the
+	// lease could have lapsed, and an After past every ID an earlier holder of the worker ID
+	// could have issued (acquire sets both). A caller's Gate would not follow the renewals,
+	// and a caller's After could be earlier than the store's record: both are refused
+	// rather than silently overwritten.
 	if cfg.Options.Gate != nil || !cfg.Options.After.IsZero() {
 		return nil, errors.New("lease: Options.Gate and Options.After are set by the lease and must be zero")
 	}
