@@ -60,7 +60,8 @@ func Next(ctx context.Context, src Source) (int64, error) {
 
 // NextSnowflake returns a new ID from src (or the default source) as a snowflake ID of
 // layout, for types that decode their IDs: business numbers and typed IDs with a time. A
-// source that reports a different layout is an error.
+// source that reports a different layout is an error. Generated constructors call it; so
+// can the constructor of a hand-written ID type.
 func NextSnowflake(ctx context.Context, src Source, layout snowflake.Layout) (snowflake.ID, error) {
 	if src == nil {
 		if src = Default(); src == nil {
