@@ -177,3 +177,50 @@ func TestCreateSchemaErrors(t *testing.T) {
 		t.Errorf("Pause on a cancelled context: %v", err)
 	}
 }
+
+func TestResolveTable(t *testing.T) {
+	if got, err := ResolveTable("lease", SQLite, "", "idgen_lease"); err != nil || got != "idgen_lease" {
+		t.Errorf("empty table: %q, %v; want the default", got, err)
+	}
+	if got, err := ResolveTable("lease", MySQL, "app.t", "idgen_lease"); err != nil || got != "app.t" {
+		t.Errorf("qualified table: %q, %v", got, err)
+	}
+	_, err := ResolveTable("segment", Dialect(9), "t", "d")
+	if !errors.Is(err, ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
+		t.Errorf("unknown dialect: %v", err)
+	}
+	_, err = ResolveTable("idem", Postgres, "a-b", "d")
+	var te *TableError
+	if !errors.As(err, &te) || te.Table != "a-b" || !strings.HasPrefix(err.Error(), "idem: invalid table name ") {
+		t.Errorf("bad table: %v", err)
+	}
+}
+
+// TestCreated: the schema runs until it has succeeded once, on a real SQLite database
+// whose statements are counted by a table they insert into.
+func TestCreated(t *testing.T) {
+	db, err := sql.Open("sqlite", testdb.SQLiteDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var c Created
+	if err := c.Create(ctx, db, "lease", "t", []string{"CREATE TABLE oops ("}); err == nil || !strings.HasPrefix(err.Error(), "lease: creating table t: ") {
+		t.Fatalf("a failing schema: %v", err)
+	}
+	stmts := []string{"CREATE TABLE IF NOT EXISTS runs (n INTEGER)", "INSERT INTO runs VALUES (1)"}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := c.Create(ctx, db, "lease", "t", stmts); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM runs").Scan(&n); err != nil || n != 1 {
+		t.Errorf("the schema ran %d times (%v), want once after the failure", n, err)
+	}
+}

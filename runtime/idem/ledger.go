@@ -66,18 +66,13 @@ type Ledger struct {
 // NewLedger returns a Ledger for databases speaking dialect. It touches no database: call
 // CreateTable, or run the statements of Schema in your migrations.
 func NewLedger(dialect Dialect, opts LedgerOptions) (*Ledger, error) {
-	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
+	table, err := sqlstore.ResolveTable("idem", dialect, opts.Table, DefaultLedgerTable)
+	if err != nil {
+		return nil, err
 	}
-	l := &Ledger{dialect: dialect, table: opts.Table, ttl: opts.TTL, now: time.Now}
-	if l.table == "" {
-		l.table = DefaultLedgerTable
-	}
+	l := &Ledger{dialect: dialect, table: table, ttl: opts.TTL, now: time.Now}
 	if l.ttl <= 0 {
 		l.ttl = DefaultLedgerTTL
-	}
-	if err := sqlstore.CheckTable(l.table); err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
 	}
 	key := "key"
 	if dialect == MySQL {

@@ -138,15 +138,9 @@ func (s *SQL) mysqlCounts(ctx context.Context) int32 {
 // not touch the database (db may be nil to get the Schema): call CreateTable, or run the
 // statements of Schema in your migrations.
 func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
-	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
-	}
-	table := opts.Table
-	if table == "" {
-		table = DefaultTable
-	}
-	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, fmt.Errorf("idem: %w", err)
+	table, err := sqlstore.ResolveTable("idem", dialect, opts.Table, DefaultTable)
+	if err != nil {
+		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table, now: time.Now}
 	if dialect == MySQL {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/idgen/idgen/internal/sqlbind"
@@ -147,8 +146,7 @@ type SQL struct {
 
 	claim, mine, held, renew, release, state sqlbind.Stmt
 
-	mu      sync.Mutex
-	created bool
+	created sqlstore.Created // CreateTable has succeeded
 }
 
 // SQLOptions configures an [SQL] backend. The zero value uses DefaultTable.
@@ -164,15 +162,9 @@ type SQLOptions struct {
 // dialect with an error matching ErrUnknownDialect. NewSQL does not touch db, which may be
 // nil to get only [SQL.Schema].
 func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
-	table := opts.Table
-	if table == "" {
-		table = DefaultTable
-	}
-	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, fmt.Errorf("lease: %w", err)
-	}
-	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, fmt.Errorf("lease: %w", err)
+	table, err := sqlstore.ResolveTable("lease", dialect, opts.Table, DefaultTable)
+	if err != nil {
+		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.claim = bind(dialect, table, claimSQL)
@@ -207,16 +199,7 @@ func (s *SQL) Schema() []string { return []string{schema(s.dialect, s.table)} }
 // the race to another (PostgreSQL fails it on a catalog index; MySQL may deadlock; SQLite
 // may be busy) is run again until it finds the table, a bounded number of times.
 func (s *SQL) CreateTable(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.created {
-		return nil
-	}
-	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
-		return fmt.Errorf("lease: creating table %s: %w", s.table, err)
-	}
-	s.created = true
-	return nil
+	return s.created.Create(ctx, s.db, "lease", s.table, s.Schema())
 }
 
 // maxAttempts bounds the claims an Acquire makes when other holders keep winning the ID it

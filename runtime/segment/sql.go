@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/idgen/idgen/internal/sqlerr"
 	"github.com/idgen/idgen/internal/sqlstore"
@@ -93,8 +92,7 @@ type SQL struct {
 	table           string
 	reserve, insert string
 
-	mu      sync.Mutex
-	created bool
+	created sqlstore.Created // CreateTable has succeeded
 }
 
 // SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
@@ -110,15 +108,9 @@ type SQLOptions struct {
 // an error matching ErrUnknownDialect. NewSQL does not touch db, which may be nil to get
 // only [SQL.Schema].
 func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
-	table := opts.Table
-	if table == "" {
-		table = DefaultTable
-	}
-	if err := sqlstore.CheckTable(table); err != nil {
-		return nil, fmt.Errorf("segment: %w", err)
-	}
-	if err := sqlstore.CheckDialect(dialect); err != nil {
-		return nil, fmt.Errorf("segment: %w", err)
+	table, err := sqlstore.ResolveTable("segment", dialect, opts.Table, DefaultTable)
+	if err != nil {
+		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.reserve, s.insert = statements(dialect, table)
@@ -144,16 +136,7 @@ func (s *SQL) Schema() []string { return []string{schema(s.dialect, s.table)} }
 // the race to another (PostgreSQL fails it on a catalog index; MySQL may deadlock; SQLite
 // may be busy) is run again until it finds the table, a bounded number of times.
 func (s *SQL) CreateTable(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.created {
-		return nil
-	}
-	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
-		return fmt.Errorf("segment: creating table %s: %w", s.table, err)
-	}
-	s.created = true
-	return nil
+	return s.created.Create(ctx, s.db, "segment", s.table, s.Schema())
 }
 
 // errNoRow says the tag has no row yet.
