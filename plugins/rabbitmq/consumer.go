@@ -256,7 +256,8 @@ func (c *Consumer) handleBatch(ctx context.Context, raws []amqp.Delivery) {
 	}
 }
 
-// handle processes one delivery and acknowledges, requeues or rejects it.
+// handle processes one delivery and acknowledges it, or rejects it with or without
+// requeue.
 func (c *Consumer) handle(ctx context.Context, d Delivery) {
 	raw := d.Delivery
 	if d.Key == "" {
@@ -269,7 +270,7 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) {
 		if c.opts.NoKey == NoKeyDrop {
 			c.ack(d, raw.Ack(false))
 		} else {
-			c.ack(d, raw.Nack(false, false))
+			c.ack(d, raw.Reject(false))
 		}
 		return
 	}
@@ -285,11 +286,14 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) {
 	case d.Attempt >= c.opts.MaxAttempts:
 		c.observe(consume.DeadLettered, raw.Redelivered)
 		c.opts.OnError(d, &FailedError{Queue: c.opts.Queue, Key: d.Key, Attempt: d.Attempt, DeadLettered: true, Err: err})
-		c.ack(d, raw.Nack(false, false))
+		c.ack(d, raw.Reject(false))
 	default:
 		c.observe(consume.Failed, raw.Redelivered)
 		c.opts.OnError(d, &FailedError{Queue: c.opts.Queue, Key: d.Key, Attempt: d.Attempt, Err: err})
-		c.ack(d, raw.Nack(false, true))
+		// basic.reject, not basic.nack: from RabbitMQ 4.3 only a reject (or a closed
+		// channel) counts as a failed delivery in x-delivery-count; a nack is "not
+		// processed", so a message that always fails would be requeued forever.
+		c.ack(d, raw.Reject(true))
 	}
 }
 

@@ -32,9 +32,11 @@
 //
 // RabbitMQ counts the deliveries of a message only in quorum queues (the x-delivery-count
 // header); DeclareQueue declares one, with a dead-letter queue and a delivery limit. A
-// delivery whose processing fails is requeued (Nack with requeue) until its attempt, the
-// count plus one, reaches Options.MaxAttempts; then it is rejected without requeue, which
-// the queue dead-letters. The queue's own x-delivery-limit, set above MaxAttempts, stops a
+// delivery whose processing fails is requeued (basic.reject with requeue) until its
+// attempt, the count plus one, reaches Options.MaxAttempts; then it is rejected without
+// requeue, which the queue dead-letters. A reject, not a nack: from RabbitMQ 4.3 a quorum
+// queue counts only failed deliveries (a reject, a closed channel), and a nack requeues
+// without counting. The queue's own x-delivery-limit, set above MaxAttempts, stops a
 // message that kills its consumer before it can fail. A classic queue sends no count: its
 // failures are requeued without limit.
 //
