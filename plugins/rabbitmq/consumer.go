@@ -82,6 +82,19 @@ type Options struct {
 // ErrNoQueue is returned by NewConsumer when Options.Queue is empty.
 var ErrNoQueue = errors.New("idrabbit: Options.Queue is empty")
 
+// ErrRecovery is returned by NewConsumer for a connection dialled with amqp.Config.Recovery:
+// amqp091-go would reopen the consumer's channel after a connection loss without Run
+// knowing, and a delivery received before it would then be acknowledged by its tag on the
+// new channel, where tags start again at 1: the acknowledgement of one message would
+// settle another, unprocessed, which RabbitMQ would then never deliver again. Dial without
+// Recovery and call Run again on a new connection when it returns.
+var ErrRecovery = errors.New("idrabbit: the connection recovers its channels by itself (amqp.Config.Recovery); the consumer needs one that does not")
+
+// ErrCancelled is returned by Run when RabbitMQ cancelled the consumer (basic.cancel): the
+// queue was deleted, or its node went down. The deliveries already received were handled
+// and acknowledged; call Run again once the queue is back.
+var ErrCancelled = errors.New("idrabbit: RabbitMQ cancelled the consumer")
+
 // Consumer processes the deliveries of one queue through a Processor; see the package
 // doc. Stats is safe to call while Run runs.
 type Consumer struct {
@@ -99,6 +112,9 @@ func NewConsumer(conn *amqp.Connection, p consume.Processor[Delivery], opts Opti
 	}
 	if opts.Queue == "" {
 		return nil, ErrNoQueue
+	}
+	if conn.IsRecoveryEnabled() {
+		return nil, ErrRecovery
 	}
 	if opts.Prefetch <= 0 {
 		opts.Prefetch = DefaultPrefetch
@@ -143,8 +159,9 @@ func NewBatchConsumer(conn *amqp.Connection, b consume.Batch[Delivery], opts Opt
 func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
 
 // Run consumes the queue until ctx ends, then cancels the consumer, finishes the
-// deliveries already received and returns nil; or until the channel or connection
-// closes, and returns an error matching *amqp.Error when RabbitMQ said why. Processors
+// deliveries already received and returns nil; or until RabbitMQ cancels the consumer
+// (ErrCancelled), or the channel or connection closes, and returns an error matching
+// *amqp.Error when RabbitMQ said why. Processors
 // run with a context that ctx's end does not cancel, so that work under way commits and
 // is acknowledged. Run may be called again after it returned, on a working connection.
 func (c *Consumer) Run(ctx context.Context) error {
@@ -154,6 +171,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	defer ch.Close()
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	// amqp091-go tells cancels before it closes the deliveries, and closes this when the
+	// channel closes.
+	cancelled := ch.NotifyCancel(make(chan string, 1))
 	if err := ch.Qos(c.opts.Prefetch, 0, false); err != nil {
 		return fmt.Errorf("idrabbit: setting the prefetch: %w", err)
 	}
@@ -191,8 +211,18 @@ func (c *Consumer) Run(ctx context.Context) error {
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-		// deliveries closed: the channel or the connection went away.
-		if e, ok := <-closed; ok && e != nil {
+		// deliveries closed: RabbitMQ cancelled the consumer, or the channel or the
+		// connection went away.
+		var e *amqp.Error
+		select {
+		case e = <-closed:
+		case _, ok := <-cancelled:
+			if ok {
+				return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, ErrCancelled)
+			}
+			e = <-closed // the channel closed: closed has the reason, or is closed too
+		}
+		if e != nil {
 			return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, e)
 		}
 		return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, amqp.ErrClosed)

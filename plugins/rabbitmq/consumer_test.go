@@ -212,3 +212,65 @@ func TestNoKey(t *testing.T) {
 		})
 	}
 }
+
+// TestServerCancel: when RabbitMQ cancels the consumer (its queue deleted under it), Run
+// returns ErrCancelled instead of waiting for a connection close that never comes, and
+// the deliveries it had were processed first.
+func TestServerCancel(t *testing.T) {
+	url := amqpURL(t)
+	conn := dial(t, url)
+	q := queueName(t, url, "cancel")
+	if _, _, err := idrabbit.DeclareQueue(channel(t, conn), q, idrabbit.QueueOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := idrabbit.NewPublisher(channel(t, conn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a", "b", "c"} {
+		if err := pub.Publish(context.Background(), "", q, key, amqp.Publishing{Body: []byte(key)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := idrabbit.NewConsumer(conn, consume.AtLeastOnce(func(context.Context, idrabbit.Delivery) error { return nil }),
+		idrabbit.Options{Queue: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, "the three messages processed", func() bool { return c.Stats().Processed == 3 })
+	if _, err := channel(t, conn).QueueDelete(q, false, false, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, idrabbit.ErrCancelled) {
+			t.Fatalf("Run returned %v, want ErrCancelled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run still running a minute after its queue was deleted")
+	}
+}
+
+// TestRecoveryRefused: a connection that reopens its channels by itself (amqp091-go's
+// Recovery) is refused, since an acknowledgement from before a recovery would settle
+// another message on the new channel.
+func TestRecoveryRefused(t *testing.T) {
+	url := amqpURL(t)
+	conn, err := amqp.DialConfig(url, amqp.Config{Recovery: &amqp.Recovery{
+		ReconnectionConfig: &amqp.ReconnectionConfig{MaxRetryCount: 3, RetryInterval: time.Second}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	proc := consume.AtLeastOnce(func(context.Context, idrabbit.Delivery) error { return nil })
+	if _, err := idrabbit.NewConsumer(conn, proc, idrabbit.Options{Queue: "q"}); !errors.Is(err, idrabbit.ErrRecovery) {
+		t.Fatalf("NewConsumer on a recovering connection: %v, want ErrRecovery", err)
+	}
+	if _, err := idrabbit.NewConsumer(dial(t, url), proc, idrabbit.Options{Queue: "q"}); err != nil {
+		t.Fatalf("NewConsumer on a plain connection: %v", err)
+	}
+}

@@ -47,5 +47,11 @@
 // acknowledged after its Processor returned nil: the effect committed or was already done.
 // A consumer killed before the ack leaves the message unacknowledged, RabbitMQ delivers it
 // again, and the Processor finds its key done. When ctx ends, Run cancels the consumer,
-// finishes the deliveries RabbitMQ already sent, and closes the channel.
+// finishes the deliveries RabbitMQ already sent, and closes the channel. When RabbitMQ
+// cancels the consumer (its queue deleted, its node down) Run finishes what it received
+// and returns ErrCancelled; when the channel or the connection closes, an error saying why.
+// Either way the caller calls Run again, on a new connection if need be: the connection
+// must not be dialled with amqp.Config.Recovery (NewConsumer returns ErrRecovery), because
+// a delivery received before amqp091-go reopened the channel would be acknowledged by its
+// tag on the new channel, settling another message.
 package idrabbit
