@@ -36,7 +36,9 @@ const (
 	// NoKeyDeadLetter publishes the message to Options.DeadLetterSubject, then terminates
 	// it.
 	NoKeyDeadLetter
-	// NoKeyNak leaves it unacknowledged for redelivery (Nak), until MaxDeliver.
+	// NoKeyNak leaves it unacknowledged, so JetStream redelivers it after AckWait (or on
+	// the consumer's BackOff schedule), until MaxDeliver: for a producer known to add keys
+	// later. With an unlimited MaxDeliver it comes back every AckWait for ever.
 	NoKeyNak
 )
 
@@ -44,6 +46,7 @@ const (
 const (
 	DefaultPrefetch    = 64
 	DefaultConcurrency = 8
+	DefaultRetryDelay  = 250 * time.Millisecond
 )
 
 // Headers a dead-lettered copy carries besides the original's.
@@ -64,6 +67,12 @@ type Options struct {
 	// Concurrency is how many messages are processed at once; DefaultConcurrency if
 	// zero. Deliveries of one key processed at once serialise in the Processor.
 	Concurrency int
+	// RetryDelay is how long JetStream waits before it redelivers a message whose
+	// Processor failed: RetryDelay after the first attempt, doubling at each further one,
+	// never more than AckWait (NakWithDelay). DefaultRetryDelay if zero; a negative value
+	// asks for the redelivery at once (Nak). On a consumer configured with BackOff a failed
+	// message is left unacknowledged instead, and JetStream redelivers it on that schedule.
+	RetryDelay time.Duration
 	// KeyHeader names the header that holds the key; Nats-Msg-Id if empty.
 	KeyHeader string
 	// NoKey routes a message that has no key; NoKeyTerm if zero.
@@ -102,6 +111,7 @@ type Consumer struct {
 	batch      consume.Batch[Delivery] // nil: one message at a time
 	opts       Options
 	ackWait    time.Duration
+	backOff    []time.Duration
 	maxDeliver int
 	stats      consume.Stats
 }
@@ -128,13 +138,16 @@ func NewConsumer(js jetstream.JetStream, cons jetstream.Consumer, p consume.Proc
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
 	}
+	if opts.RetryDelay == 0 {
+		opts.RetryDelay = DefaultRetryDelay
+	}
 	if opts.OnError == nil {
 		opts.OnError = func(d Delivery, err error) {
 			slog.Warn("idjetstream: delivery", "consumer", info.Name, "key", d.Key, "attempt", d.Attempt, "err", err)
 		}
 	}
 	return &Consumer{js: js, cons: cons, proc: p, opts: opts,
-		ackWait: info.Config.AckWait, maxDeliver: info.Config.MaxDeliver}, nil
+		ackWait: info.Config.AckWait, backOff: info.Config.BackOff, maxDeliver: info.Config.MaxDeliver}, nil
 }
 
 // NewBatchConsumer returns a Consumer of cons that processes up to opts.BatchSize
@@ -171,14 +184,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("idjetstream: pulling: %w", err)
 	}
-	msgs := make(chan jetstream.Msg)
+	msgs := make(chan held)
 	work := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
 	if c.batch == nil {
 		for range c.opts.Concurrency {
 			wg.Go(func() {
-				for m := range msgs {
-					c.handle(work, c.delivery(m))
+				for h := range msgs {
+					c.handle(work, c.delivery(h.Msg), h.stop)
 				}
 			})
 		}
@@ -198,7 +211,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 	for {
 		m, err := it.Next()
 		if err == nil {
-			msgs <- m
+			// AckWait runs from the delivery: the message is kept in progress from here,
+			// while it waits for a worker or a batch, and until it is settled.
+			msgs <- held{m, c.keepInProgress(m)}
 			continue
 		}
 		if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -213,6 +228,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		return errors.Join(fmt.Errorf("idjetstream: pulling: %w", err), last)
 	}
+}
+
+// held is a message received from the iterator and the stop of its keepInProgress.
+type held struct {
+	jetstream.Msg
+	stop func()
 }
 
 // delivery wraps m.
@@ -233,41 +254,38 @@ func (c *Consumer) delivery(m jetstream.Msg) Delivery {
 // handleBatch processes msgs in one call of the Batch and acknowledges them after it
 // returned; if it failed, it handles them one by one. A message without a key is handled
 // alone, as it would be without batching.
-func (c *Consumer) handleBatch(ctx context.Context, msgs []jetstream.Msg) {
-	ds := make([]Delivery, 0, len(msgs))
-	keys := make([]string, 0, len(msgs))
-	for _, m := range msgs {
-		d := c.delivery(m)
+func (c *Consumer) handleBatch(ctx context.Context, hs []held) {
+	ds := make([]Delivery, 0, len(hs))
+	keys := make([]string, 0, len(hs))
+	stops := make([]func(), 0, len(hs))
+	for _, h := range hs {
+		d := c.delivery(h.Msg)
 		if d.Key == "" {
-			c.handle(ctx, d)
+			c.handle(ctx, d, h.stop)
 			continue
 		}
 		ds = append(ds, d)
 		keys = append(keys, d.Key)
+		stops = append(stops, h.stop)
 	}
 	if len(ds) <= 1 {
-		for _, d := range ds {
-			c.handle(ctx, d)
+		for i, d := range ds {
+			c.handle(ctx, d, stops[i])
 		}
 		return
 	}
-	keeps := make([]func(), len(ds))
-	for i, d := range ds {
-		keeps[i] = c.keepInProgress(d.Msg)
-	}
 	ran, err := c.batch(ctx, keys, ds)
-	for _, keep := range keeps {
-		keep()
-	}
 	if err != nil {
 		// Nothing of the batch committed: each message alone gets what it would have got
-		// without batching, the failing one its redelivery or termination.
-		for _, d := range ds {
-			c.handle(ctx, d)
+		// without batching, the failing one its redelivery or termination; each is kept in
+		// progress until then.
+		for i, d := range ds {
+			c.handle(ctx, d, stops[i])
 		}
 		return
 	}
 	for i, d := range ds { // after the commit
+		stops[i]()
 		if ran[i] {
 			c.observe(consume.Processed, d.Attempt > 1)
 		} else {
@@ -277,11 +295,13 @@ func (c *Consumer) handleBatch(ctx context.Context, msgs []jetstream.Msg) {
 	}
 }
 
-// handle processes one message and acknowledges, redelivers or terminates it.
-func (c *Consumer) handle(ctx context.Context, d Delivery) {
+// handle processes one message and acknowledges, redelivers or terminates it; stop ends
+// its keepInProgress first.
+func (c *Consumer) handle(ctx context.Context, d Delivery, stop func()) {
 	m := d.Msg
 	redelivered := d.Attempt > 1
 	if d.Key == "" {
+		stop()
 		c.observe(consume.NoKey, redelivered)
 		source := "header " + jetstream.MsgIDHeader
 		if c.opts.KeyHeader != "" {
@@ -290,7 +310,7 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) {
 		c.opts.OnError(d, &consume.NoKeyError{Source: source, Message: c.describe(d)})
 		switch c.opts.NoKey {
 		case NoKeyNak:
-			c.ack(d, m.Nak())
+			// Unacknowledged, it comes back after AckWait (or the consumer's BackOff).
 		case NoKeyDeadLetter:
 			c.deadLetter(ctx, d, "no key")
 		default:
@@ -298,9 +318,8 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) {
 		}
 		return
 	}
-	keep := c.keepInProgress(m)
 	ran, err := c.proc(ctx, d.Key, d)
-	keep()
+	stop()
 	switch {
 	case err == nil:
 		if ran {
@@ -316,8 +335,40 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) {
 	default:
 		c.observe(consume.Failed, redelivered)
 		c.opts.OnError(d, &FailedError{Key: d.Key, Attempt: d.Attempt, Err: err})
-		c.ack(d, m.Nak())
+		c.ack(d, c.nak(d))
 	}
+}
+
+// retryDelay is how long JetStream is asked to wait before the delivery after attempt:
+// Options.RetryDelay doubled per attempt up to AckWait (30 s if the consumer has none); 0
+// (at once) for a negative RetryDelay.
+func (c *Consumer) retryDelay(attempt int) time.Duration {
+	if c.opts.RetryDelay < 0 {
+		return 0
+	}
+	limit := c.ackWait
+	if limit <= 0 {
+		limit = 30 * time.Second // JetStream's default AckWait
+	}
+	d := c.opts.RetryDelay
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// nak leaves d for its redelivery: on the consumer's BackOff schedule if it has one
+// (JetStream redelivers an unacknowledged message after BackOff[attempt-1]; it would time
+// a delayed Nak against that schedule too, and redeliver at once or late), else after
+// retryDelay (NakWithDelay).
+func (c *Consumer) nak(d Delivery) error {
+	if len(c.backOff) > 0 {
+		return nil
+	}
+	if delay := c.retryDelay(d.Attempt); delay > 0 {
+		return d.NakWithDelay(delay)
+	}
+	return d.Nak()
 }
 
 // keepInProgress tells JetStream the message is being worked on every AckWait/2 until
@@ -340,7 +391,9 @@ func (c *Consumer) keepInProgress(m jetstream.Msg) (stop func()) {
 			timer = time.AfterFunc(c.ackWait/2, tick)
 		}
 	}
+	mu.Lock()
 	timer = time.AfterFunc(c.ackWait/2, tick)
+	mu.Unlock()
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -368,7 +421,7 @@ func (c *Consumer) deadLetter(ctx context.Context, d Delivery, reason string) {
 		msg.Data = d.Data()
 		if _, err := c.js.PublishMsg(ctx, msg); err != nil {
 			c.opts.OnError(d, fmt.Errorf("idjetstream: dead-lettering %s to %q: %w", c.describe(d), c.opts.DeadLetterSubject, err))
-			c.ack(d, d.Nak())
+			c.ack(d, c.nak(d))
 			return
 		}
 	}

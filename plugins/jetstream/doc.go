@@ -1,6 +1,7 @@
 // Package idjetstream consumes NATS JetStream with github.com/nats-io/nats.go/jetstream so
 // that each message's effect happens once: messages are acknowledged explicitly, and only
-// after the effect committed; a failure is redelivered (Nak) until the consumer's
+// after the effect committed; a failure is redelivered after a delay (NakWithDelay:
+// Options.RetryDelay doubling per attempt, or the consumer's BackOff) until the consumer's
 // MaxDeliver, where the message is terminated (and, if Options.DeadLetterSubject is set,
 // published there first) with nothing recorded as done.
 //
@@ -41,11 +42,16 @@
 // # Acknowledgement
 //
 // The consumer must use AckExplicitPolicy; NewConsumer reads its AckWait and MaxDeliver.
-// Run pulls up to Options.Prefetch messages ahead and processes up to Options.Concurrency at
-// once; a message whose processing outlasts half of AckWait is kept with InProgress, so it is
-// not redelivered to another consumer while it runs. Each is acknowledged after its
-// Processor returned nil: the effect committed or was already done. The acknowledgement is
-// not waited for: if it is lost, JetStream redelivers the message after AckWait and the
-// Processor finds its key done. When ctx ends, Run stops pulling, finishes the messages it
-// already received, and returns.
+// Run pulls up to Options.Prefetch messages ahead and processes up to Options.Concurrency
+// at once. AckWait runs from the delivery: a message is kept with InProgress every half
+// AckWait from the moment Run takes it from the iterator, while it waits for a worker or
+// a batch and while it is processed, so it is not redelivered to another consumer
+// meanwhile. The messages pulled ahead and not taken yet are not: keep Prefetch ×
+// (processing time) / Concurrency under AckWait/2, or they are redelivered while they
+// wait (harmless to the effect, which the key makes happen once, but each redelivery
+// counts toward MaxDeliver). Each is acknowledged after its Processor returned nil: the
+// effect committed or was already done. The acknowledgement is not waited for: if it is
+// lost, JetStream redelivers the message after AckWait and the Processor finds its key
+// done. When ctx ends, Run stops pulling, finishes the messages it already received, and
+// returns.
 package idjetstream
