@@ -64,13 +64,15 @@ func labels(s attribute.Set) string {
 func ExampleNewSnowflake() {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)) // in a service: a periodic reader and an exporter
-	defer mp.Shutdown(context.Background())
 
 	ids, err := idotel.NewSnowflake(idotel.Options{MeterProvider: mp})
 	if err != nil {
 		panic(err)
 	}
-	defer ids.Close()
+	defer func() {
+		mp.Shutdown(context.Background()) // the last collection, then
+		ids.Close()                       // the callback goes
+	}()
 	g, err := snowflake.New(snowflake.Classic(), 1, snowflake.Options{Observer: ids})
 	if err != nil {
 		panic(err)

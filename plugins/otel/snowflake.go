@@ -96,5 +96,8 @@ func (s *Snowflake) RollbackSeen(behind time.Duration) {
 func (s *Snowflake) Drift(ahead time.Duration) { s.drift.Store(int64(ahead)) }
 
 // Close unregisters the callback of the observable instruments: idgen.ids.issued and
-// idgen.clock.drift are no longer reported. The other instruments keep recording.
+// idgen.clock.drift are no longer reported. The other instruments keep recording. Call it
+// after the MeterProvider's Shutdown (or a ForceFlush): an observable counter reports only
+// while its callback is registered, so the IDs issued since the last collection would
+// otherwise never be exported.
 func (s *Snowflake) Close() error { return s.reg.Unregister() }
