@@ -34,9 +34,9 @@
 //
 // # Cost on the hot path
 //
-// A Generator reports every ID it issues. [Snowflake.Issued] is one atomic add to a
-// counter that the SDK reads through a callback when it collects, never an instrument call
-// per ID; the other events are rare (a wait, a rollback, a borrowed tick) and record
-// directly. The other adapters record once per event: a lease renewal, a block
+// A Snowflake is a snowflake.IssuedCounter: generators do not tell it of each ID, and the
+// SDK reads each generator's own count (Generator.Issued, which costs the generator
+// nothing per ID) through a callback when it collects; the other events are rare (a wait,
+// a rollback, a borrowed tick) and record directly. The other adapters record once per event: a lease renewal, a block
 // reservation, a request, a delivery.
 package idotel

@@ -2,6 +2,7 @@ package idotel
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,13 +16,21 @@ import (
 // Several generators may share one: their counts add up, and idgen.clock.drift is the
 // latest drift any of them reported (give each its own, with Options.Attributes, to tell
 // them apart). It is safe for concurrent use.
+//
+// It is a snowflake.IssuedCounter: a generator does not tell it of each ID; the collection
+// callback reads each generator's own count (Generator.Issued), so that observing costs
+// the generator nothing per ID. It keeps every generator it observed reachable, to read
+// its count: make one per generator, or per lease, not one per call.
 type Snowflake struct {
 	_ [64]byte
-	// issued is added to on every ID and read only by the collection callback: it keeps a
-	// cache line to itself so the generator's state does not share one with it.
+	// issued is what Issued was told, by a caller that reports IDs by hand; the
+	// generators are counted by counts.
 	issued atomic.Int64
 	_      [56]byte
 	drift  atomic.Int64 // nanoseconds ahead of the clock, as last reported
+
+	mu     sync.Mutex
+	counts []func() uint64 // Generator.Issued of each generator observed
 
 	waits        metric.Float64Histogram
 	rollbacks    metric.Int64Counter
@@ -34,7 +43,7 @@ type Snowflake struct {
 	reg          metric.Registration
 }
 
-var _ snowflake.Observer = (*Snowflake)(nil)
+var _ snowflake.IssuedCounter = (*Snowflake)(nil)
 
 // NewSnowflake makes the instruments idgen.ids.issued, idgen.clock.wait.duration,
 // idgen.clock.rollbacks, idgen.clock.rollback.size and idgen.clock.drift, and registers
@@ -72,13 +81,28 @@ func NewSnowflake(opts Options) (*Snowflake, error) {
 }
 
 func (s *Snowflake) observe(_ context.Context, o metric.Observer) error {
-	o.ObserveInt64(s.issuedObs, s.issued.Load(), s.obs...)
+	n := s.issued.Load()
+	s.mu.Lock()
+	for _, count := range s.counts {
+		n += int64(count())
+	}
+	s.mu.Unlock()
+	o.ObserveInt64(s.issuedObs, n, s.obs...)
 	o.ObserveFloat64(s.driftObs, time.Duration(s.drift.Load()).Seconds(), s.obs...)
 	return nil
 }
 
-// Issued implements snowflake.Observer: one atomic add.
+// Issued implements snowflake.Observer: one atomic add. Generators do not call it (see
+// CountIssued); it counts IDs reported by hand.
 func (s *Snowflake) Issued(n int) { s.issued.Add(int64(n)) }
+
+// CountIssued implements snowflake.IssuedCounter: snowflake.New calls it with the
+// generator's Issued method, which the collection callback reads.
+func (s *Snowflake) CountIssued(issued func() uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = append(s.counts, issued)
+}
 
 // Waited implements snowflake.Observer.
 func (s *Snowflake) Waited(d time.Duration) {

@@ -106,3 +106,17 @@ func ExampleID_AppendText() {
 	fmt.Println(string(buf))
 	// Output: {"id":"1234567890123456789"}
 }
+
+// Issued counts the IDs a generator handed out, at no cost per ID.
+func ExampleGenerator_Issued() {
+	g, err := snowflake.New(snowflake.Classic(), 1, snowflake.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for range 3 {
+		g.Next()
+	}
+	g.NextN(context.Background(), 100)
+	fmt.Println(g.Issued())
+	// Output: 103
+}

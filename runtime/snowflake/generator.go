@@ -90,6 +90,12 @@ type Generator struct {
 	// gview caches the gate's deadline as a tick (gateLast), so that the fast path reads
 	// no clock and does no division.
 	gview atomic.Pointer[gateView]
+	// issued counts IDs, reporting only: the IDs issued are issued plus the sequence number
+	// in state. A swap that stays in its tick and issues one ID moves both by one, so it
+	// adds nothing; any other adds the difference after it (see Issued). issuedMax is the
+	// highest count Issued returned.
+	issued    atomic.Int64
+	issuedMax atomic.Int64
 
 	layout     Layout
 	worker     int64
@@ -110,6 +116,7 @@ type Generator struct {
 	sys        *systemClock // the clock when it is the system clock: read without time.Time
 	anchorOff  int64        // sys.anchor - Epoch, in nanoseconds
 	obs        Observer
+	counted    bool // obs is an IssuedCounter: it is not told of each ID
 	gate       *Gate
 }
 
@@ -190,11 +197,37 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 		floor = min(layout.Tick(opts.After), g.maxTick)
 	}
 	g.state.Store(g.pack(floor, g.seqMask))
+	g.issued.Store(-int64(g.seqMask)) // none issued
+	if c, ok := opts.Observer.(IssuedCounter); ok {
+		g.counted = true
+		c.CountIssued(g.Issued)
+	}
 	g.maxSeen.Store(floor)
 	g.coarse.Store(-1)
 	g.run.Store(-2)
 	g.gview.Store(&gateView{last: -1}) // the view of a closed gate
 	return g, nil
+}
+
+// Issued returns how many IDs the generator has issued, through Next, NextContext and
+// NextN. It never decreases; read while IDs are being issued, it may leave out those of the
+// calls under way, and counts every ID of the calls that returned.
+func (g *Generator) Issued() uint64 {
+	// issued first, then state: a swap's addition follows the swap and never makes the
+	// count go down (a swap's ID count is at least its rise in the sequence number), so
+	// reading in this order can only miss IDs, never count one that is not issued.
+	base := g.issued.Load()
+	_, s := g.unpack(g.state.Load())
+	n := base + int64(s)
+	for {
+		m := g.issuedMax.Load()
+		if n <= m {
+			return uint64(m)
+		}
+		if g.issuedMax.CompareAndSwap(m, n) {
+			return uint64(n)
+		}
+	}
 }
 
 // Layout returns the generator's layout.
@@ -256,7 +289,7 @@ func (g *Generator) NextContext(ctx context.Context) (ID, error) {
 	if err != nil {
 		return 0, err
 	}
-	if g.obs != nil {
+	if g.obs != nil && !g.counted {
 		g.obs.Issued(1)
 	}
 	return g.id(sp.t0, sp.s0), nil
@@ -283,8 +316,10 @@ func (g *Generator) fast() (ID, bool) {
 		old := g.state.Load()
 		t, s := g.unpack(old)
 		nt, ns, run, full := t, s+1, false, false
+		var add int64                // to issued: 0 in the common case
 		if c > t || s == g.seqMask { // else the common case: the next sequence number
 			nt, ns, run, full = g.following(t, s, c)
+			add = int64(s) + 1 - int64(ns)
 		}
 		// A used-up tick may borrow the next without a clock read when even the cached
 		// tick, which is never ahead of the clock, allows it. Past the layout's end or
@@ -293,6 +328,9 @@ func (g *Generator) fast() (ID, bool) {
 			return 0, false
 		}
 		if g.state.CompareAndSwap(old, g.pack(nt, ns)) {
+			if add != 0 {
+				g.issued.Add(add)
+			}
 			if run {
 				g.run.Store(nt)
 			} else if ns&yieldEvery == yieldEvery && g.run.Load() == nt {
@@ -307,7 +345,9 @@ func (g *Generator) fast() (ID, bool) {
 				} else if c > t && g.ahead.Load() && g.ahead.Swap(false) {
 					g.obs.Drift(0)
 				}
-				g.obs.Issued(1)
+				if !g.counted {
+					g.obs.Issued(1)
+				}
 			}
 			return g.id(nt, ns), true
 		}
@@ -329,7 +369,7 @@ func (g *Generator) NextN(ctx context.Context, n int) ([]ID, error) {
 		}
 		ids = g.appendSpan(ids, sp)
 	}
-	if g.obs != nil && n > 0 {
+	if g.obs != nil && n > 0 && !g.counted {
 		g.obs.Issued(n)
 	}
 	return ids, nil
@@ -465,6 +505,15 @@ func (g *Generator) reserve(ctx context.Context, want uint64) (span, error) {
 		}
 		if !g.state.CompareAndSwap(old, g.pack(et, es)) {
 			continue
+		}
+		// The span's IDs less the sequence number's rise: never negative, since a new
+		// tick's sequence starts at most one above the last.
+		n := int64(es) - int64(ss) + 1
+		if et > st {
+			n = int64(g.seqMask-ss+1) + (et-st-1)*int64(g.seqMask+1) + int64(es) + 1
+		}
+		if add := int64(s) + n - int64(es); add != 0 {
+			g.issued.Add(add)
 		}
 		if run || et > st {
 			g.run.Store(et)
