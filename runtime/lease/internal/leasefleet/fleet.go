@@ -483,10 +483,6 @@ func testFleet(t *testing.T, tg Target, ns string) (notExercised string) {
 	return ""
 }
 
-// checkIDs reads every ID the processes wrote and checks that none repeats, that every
-// worker ID acquired is in [0, maxWorker], that each process issued only under worker IDs
-// it acquired, and that successive holders of one worker ID issued in disjoint, increasing
-// ticks. It returns each process's IDs.
 // CheckIDs reads the IDs of all, checks that none repeats, that each is of a worker ID its
 // process acquired in [0, maxWorker], and that each holder of a worker ID stamped only
 // after the previous holder's last tick; it returns the IDs by process.
