@@ -28,9 +28,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.Metrics)
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Addr: *addr, Handler: routes(s), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Print(err)
@@ -47,4 +45,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// routes serves the service's HTTP endpoints: GET /metrics, for Prometheus.
+func routes(s *service) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.Metrics)
+	return mux
 }

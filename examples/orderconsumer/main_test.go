@@ -49,7 +49,7 @@ func TestConsumeAndScrape(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 
-	srv := httptest.NewServer(s.Metrics)
+	srv := httptest.NewServer(routes(s)) // main's routes
 	defer srv.Close()
 	var m map[string]float64
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
