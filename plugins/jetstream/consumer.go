@@ -38,7 +38,9 @@ const (
 	NoKeyDeadLetter
 	// NoKeyNak leaves it unacknowledged, so JetStream redelivers it after AckWait (or on
 	// the consumer's BackOff schedule), until MaxDeliver: for a producer known to add keys
-	// later. With an unlimited MaxDeliver it comes back every AckWait for ever.
+	// later. With an unlimited MaxDeliver it comes back every AckWait for ever. Each such
+	// message holds a slot of the consumer's MaxAckPending for its AckWait: a burst of
+	// them can stall the consumer until they time out.
 	NoKeyNak
 )
 

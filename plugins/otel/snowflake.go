@@ -20,7 +20,8 @@ import (
 // It is a snowflake.IssuedCounter: a generator does not tell it of each ID; the collection
 // callback reads each generator's own count (Generator.Issued), so that observing costs
 // the generator nothing per ID. It keeps every generator it observed reachable, to read
-// its count: make one per generator, or per lease, not one per call.
+// its count: one entry per generator (a Lease adds one each time it reacquires a worker ID
+// after a loss, a rare event), so do not share one with generators made per request.
 type Snowflake struct {
 	_ [64]byte
 	// issued is what Issued was told, by a caller that reports IDs by hand; the

@@ -211,7 +211,9 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 
 // Issued returns how many IDs the generator has issued, through Next, NextContext and
 // NextN. It never decreases; read while IDs are being issued, it may leave out those of the
-// calls under way, and counts every ID of the calls that returned.
+// calls under way, and counts every ID of the calls that returned, none of a NextN that
+// failed. (A NextN that reserved part of its IDs before it failed drops them; a read made
+// during that call may count them, and the count then stays until as many more are issued.)
 func (g *Generator) Issued() uint64 {
 	// issued first, then state: a swap's addition follows the swap and never makes the
 	// count go down (a swap's ID count is at least its rise in the sequence number), so
@@ -365,6 +367,11 @@ func (g *Generator) NextN(ctx context.Context, n int) ([]ID, error) {
 	for len(ids) < n {
 		sp, err := g.reserve(ctx, uint64(n-len(ids)))
 		if err != nil {
+			// The IDs reserved so far are dropped, used up: no call returns them, and
+			// Issued does not count them.
+			if len(ids) > 0 {
+				g.issued.Add(-int64(len(ids)))
+			}
 			return ids[:0], err
 		}
 		ids = g.appendSpan(ids, sp)

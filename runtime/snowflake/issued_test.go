@@ -2,6 +2,7 @@ package snowflake
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,4 +151,47 @@ func TestIssuedConcurrent(t *testing.T) {
 			t.Errorf("Issued %d after the callers returned, want %d", got, want)
 		}
 	}
+}
+
+// TestIssuedFailedNextN: the IDs a NextN reserved before it failed are dropped and not
+// counted: a cancelled wait for the next tick, and a gate's deadline.
+func TestIssuedFailedNextN(t *testing.T) {
+	l := Layout{Epoch: Classic().Epoch, Unit: time.Millisecond, TimeBits: 41, WorkerBits: 18, SeqBits: 4}
+	t.Run("cancelled", func(t *testing.T) {
+		clk := snowflaketest.NewClock(t0) // no AutoAdvance: the second tick is waited for
+		g, err := New(l, 1, Options{Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if ids, err := g.NextN(ctx, 40); err == nil || len(ids) != 0 {
+			t.Fatalf("NextN with a cancelled ctx: %d IDs, %v; want none and an error", len(ids), err)
+		}
+		if n := g.Issued(); n != 0 {
+			t.Fatalf("Issued %d after a NextN that failed, want 0", n)
+		}
+		clk.Advance(time.Millisecond)
+		if _, err := g.NextN(context.Background(), 3); err != nil {
+			t.Fatal(err)
+		}
+		if n := g.Issued(); n != 3 {
+			t.Fatalf("Issued %d, want 3", n)
+		}
+	})
+	t.Run("gate", func(t *testing.T) {
+		clk := snowflaketest.NewClock(t0)
+		gate := &Gate{}
+		gate.OpenUntil(t0.Add(3 * time.Millisecond))
+		g, err := New(l, 1, Options{Clock: clk, Gate: gate, Exhaust: ExhaustBorrow, MaxDrift: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids, err := g.NextN(context.Background(), 100); !errors.Is(err, ErrGateClosed) || len(ids) != 0 {
+			t.Fatalf("NextN past the gate: %d IDs, %v; want none and ErrGateClosed", len(ids), err)
+		}
+		if n := g.Issued(); n != 0 {
+			t.Fatalf("Issued %d after a NextN that failed, want 0", n)
+		}
+	})
 }
