@@ -35,8 +35,8 @@
 // # Cost on the hot path
 //
 // A Snowflake is a snowflake.IssuedCounter: generators do not tell it of each ID, and the
-// SDK reads each generator's own count (Generator.Issued, which costs the generator
-// nothing per ID) through a callback when it collects; the other events are rare (a wait,
-// a rollback, a borrowed tick) and record directly. The other adapters record once per event: a lease renewal, a block
-// reservation, a request, a delivery.
+// SDK reads each generator's own count (Generator.Issued, which costs the generator nothing
+// per ID) through a callback when it collects; the other events are rare (a wait, a
+// rollback, a borrowed tick) and record directly. The other adapters record once per event:
+// a lease renewal, a block reservation, a request, a delivery.
 package idotel

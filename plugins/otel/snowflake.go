@@ -23,11 +23,9 @@ import (
 // its count: one entry per generator (a Lease adds one each time it reacquires a worker ID
 // after a loss, a rare event), so do not share one with generators made per request.
 type Snowflake struct {
-	_ [64]byte
 	// issued is what Issued was told, by a caller that reports IDs by hand; the
 	// generators are counted by counts.
 	issued atomic.Int64
-	_      [56]byte
 	drift  atomic.Int64 // nanoseconds ahead of the clock, as last reported
 
 	mu     sync.Mutex

@@ -158,12 +158,12 @@ func NewBatchConsumer(conn *amqp.Connection, b consume.Batch[Delivery], opts Opt
 // Stats returns the outcomes counted so far.
 func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
 
-// Run consumes the queue until ctx ends, then cancels the consumer, finishes the
-// deliveries already received and returns nil; or until RabbitMQ cancels the consumer
-// (ErrCancelled), or the channel or connection closes, and returns an error matching
-// *amqp.Error when RabbitMQ said why. Processors
-// run with a context that ctx's end does not cancel, so that work under way commits and
-// is acknowledged. Run may be called again after it returned, on a working connection.
+// Run consumes the queue until ctx ends, then cancels the consumer, finishes the deliveries
+// already received and returns nil; or until RabbitMQ cancels the consumer (ErrCancelled),
+// or the channel or connection closes, and returns an error matching *amqp.Error when
+// RabbitMQ said why. Processors run with a context that ctx's end does not cancel, so that
+// work under way commits and is acknowledged. Run may be called again after it returned, on
+// a working connection.
 func (c *Consumer) Run(ctx context.Context) error {
 	ch, err := c.conn.Channel()
 	if err != nil {
