@@ -17,4 +17,5 @@ require github.com/gofrs/uuid/v5 v5.2.0 // indirect
 replace (
 	github.com/idgen/idgen => ..
 	github.com/idgen/idgen/golden => ../golden
+	github.com/idgen/idgen/plugins/redis => ../plugins/redis
 )

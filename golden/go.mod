@@ -11,7 +11,10 @@ require (
 require (
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
-	golang.org/x/text v0.20.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )
 
-replace github.com/idgen/idgen => ..
+replace (
+	github.com/idgen/idgen => ..
+	github.com/idgen/idgen/plugins/redis => ../plugins/redis
+)

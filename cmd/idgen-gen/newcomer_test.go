@@ -46,7 +46,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/idgen/idgen"
-	idgorm "github.com/idgen/idgen/plugins/gorm"
+	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/snowflake"
 
 	"example.com/newcomer/models"

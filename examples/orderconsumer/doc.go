@@ -2,7 +2,7 @@
 // SQLite with GORM, numbered with a generated OrderNo, and serves its metrics for
 // Prometheus on /metrics through the OpenTelemetry Prometheus exporter.
 //
-// A message's ID is its key: the order row and the record of the key (idem.Ledger) commit
+// A message's ID is its key: the order row and the record of the key (ledger.Ledger) commit
 // in one transaction (idgorm.OnceTx), so a redelivery or a producer's retry writes
 // nothing, and the message is acknowledged only after that commit. A message that is not
 // an order fails three times and is dead-lettered to the queue's ".dead" queue. The

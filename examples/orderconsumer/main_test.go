@@ -17,7 +17,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	idrabbit "github.com/idgen/idgen/plugins/rabbitmq"
+	"github.com/idgen/idgen/plugins/idrabbit"
 )
 
 // amqpEnv names the RabbitMQ server of the test.

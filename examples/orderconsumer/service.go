@@ -19,11 +19,12 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/examples/quickstart/models"
-	idgorm "github.com/idgen/idgen/plugins/gorm"
-	idotel "github.com/idgen/idgen/plugins/otel"
-	idrabbit "github.com/idgen/idgen/plugins/rabbitmq"
+	"github.com/idgen/idgen/plugins/idgorm"
+	"github.com/idgen/idgen/plugins/idotel"
+	"github.com/idgen/idgen/plugins/idrabbit"
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -113,11 +114,11 @@ func newService(ctx context.Context, cfg config) (s *service, err error) {
 	if err := s.db.WithContext(ctx).AutoMigrate(&Order{}); err != nil {
 		return nil, err
 	}
-	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	dl, err := ledger.New(idem.SQLite, ledger.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if err := ledger.CreateTable(ctx, sqlDB); err != nil {
+	if err := dl.CreateTable(ctx, sqlDB); err != nil {
 		return nil, err
 	}
 
@@ -141,7 +142,7 @@ func newService(ctx context.Context, cfg config) (s *service, err error) {
 		}
 		// The order and the record of its key commit in one transaction: a redelivery, or
 		// a producer's retry, finds the key and writes nothing.
-		return idgorm.OnceTx(s.db.WithContext(ctx), ledger, key, func(tx *gorm.DB) error {
+		return idgorm.OnceTx(s.db.WithContext(ctx), dl, key, func(tx *gorm.DB) error {
 			return tx.Create(&Order{MessageID: key, Cents: m.Cents}).Error
 		})
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/examples/quickstart/models"
-	idgorm "github.com/idgen/idgen/plugins/gorm"
+	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/snowflake"
 )

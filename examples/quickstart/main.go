@@ -21,7 +21,7 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/examples/quickstart/models"
-	idgorm "github.com/idgen/idgen/plugins/gorm"
+	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/worker"
 )

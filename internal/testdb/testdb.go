@@ -23,6 +23,10 @@ const (
 	MySQLEnv    = "IDGEN_TEST_MYSQL_DSN"
 )
 
+// SuffixEnv, when set (to a few lowercase letters, digits or underscores), is appended to
+// every database name, so that two checkouts can run the same tests on one server at once.
+const SuffixEnv = "IDGEN_TEST_DB_SUFFIX"
+
 // maxName keeps "idgen_"+name within PostgreSQL's 63-byte identifiers (MySQL allows 64).
 const maxName = 63 - len("idgen_")
 
@@ -114,6 +118,7 @@ func create(t testing.TB, s server, name, dsn string) string {
 // create makes database "idgen_"+name on the server at dsn, returning the DSN that reaches
 // it and a function that drops it.
 func (s server) create(name, dsn string) (target string, drop func() error, err error) {
+	name += os.Getenv(SuffixEnv)
 	if err := validName(name); err != nil {
 		return "", nil, err
 	}

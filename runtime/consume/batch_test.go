@@ -9,6 +9,7 @@ import (
 
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // TestOnceTxBatch: a batch with a key twice, a batch with done keys, a failing batch
@@ -16,7 +17,7 @@ import (
 func TestOnceTxBatch(t *testing.T) {
 	ctx := context.Background()
 	db := sqliteDB(t)
-	l, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	l, err := ledger.New(idem.SQLite, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // ErrNoKey is matched (errors.Is) by the error an adapter reports for a message that has
@@ -37,12 +38,12 @@ func (e *NoKeyError) Is(target error) bool { return target == ErrNoKey }
 type Processor[M any] func(ctx context.Context, key string, m M) (ran bool, err error)
 
 // OnceTx returns a Processor that runs fn in a transaction of db with the record of the
-// message key in l (idem.OnceTx): fn's rows and the key commit together or not at all, so a
+// message key in l (ledger.OnceTx): fn's rows and the key commit together or not at all, so a
 // redelivered message, or a producer's retry, finds its key and runs nothing. fn must do
 // all its work in tx.
-func OnceTx[M any](db *sql.DB, l *idem.Ledger, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
+func OnceTx[M any](db *sql.DB, l *ledger.Ledger, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
 	return func(ctx context.Context, key string, m M) (bool, error) {
-		return idem.OnceTx(ctx, db, l, key, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, m) })
+		return ledger.OnceTx(ctx, db, l, key, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, m) })
 	}
 }
 

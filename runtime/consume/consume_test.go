@@ -10,6 +10,7 @@ import (
 
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 func sqliteDB(t *testing.T) *sql.DB {
@@ -46,7 +47,7 @@ func TestProcessors(t *testing.T) {
 		again bool
 	}{
 		{"OnceTx", func(db *sql.DB, fail *bool) consume.Processor[string] {
-			l, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+			l, err := ledger.New(idem.SQLite, ledger.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

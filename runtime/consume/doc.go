@@ -7,7 +7,7 @@
 // Pick the Processor by where the effect lives:
 //
 //   - OnceTx: the effect is rows in one SQL database. The message key is recorded with
-//     idem.Ledger in the effect's own transaction, so both commit or neither does; no lock
+//     ledger.Ledger in the effect's own transaction, so both commit or neither does; no lock
 //     can lapse. This is exactly-once effects.
 //   - Once: the effect is outside the database (an e-mail, a call to another service). The
 //     key is claimed in an idem.Store, renewed while the handler runs, and marked done
@@ -17,7 +17,7 @@
 //     adapters' benchmarks.
 //
 // A Batch is a Processor for several messages at once, all or nothing: OnceTxBatch records
-// a batch's keys with one statement (idem.Ledger.RecordBatch) in one transaction with all
+// a batch's keys with one statement (ledger.Ledger.RecordBatch) in one transaction with all
 // their effects, which is what makes exactly-once consumption about as fast as a bare
 // consumer (one COMMIT and one ledger statement for many messages instead of each). When a
 // Batch fails, an adapter runs its messages one at a time through Batch.Processor, so a

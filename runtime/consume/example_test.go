@@ -9,6 +9,7 @@ import (
 
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // order is the message type of the examples; an adapter passes its own Delivery.
@@ -25,17 +26,17 @@ func ExampleOnceTx() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	dl, err := ledger.New(idem.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}
-	if err := ledger.CreateTable(ctx, db); err != nil {
+	if err := dl.CreateTable(ctx, db); err != nil {
 		panic(err)
 	}
 	if _, err := db.Exec("CREATE TABLE orders (no TEXT, cents INTEGER)"); err != nil {
 		panic(err)
 	}
-	process := consume.OnceTx(db, ledger, func(ctx context.Context, tx *sql.Tx, o order) error {
+	process := consume.OnceTx(db, dl, func(ctx context.Context, tx *sql.Tx, o order) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO orders VALUES (?, ?)", o.No, o.Cents)
 		return err
 	})
@@ -85,17 +86,17 @@ func ExampleOnceTxBatch() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{})
+	dl, err := ledger.New(idem.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}
-	if err := ledger.CreateTable(ctx, db); err != nil {
+	if err := dl.CreateTable(ctx, db); err != nil {
 		panic(err)
 	}
 	if _, err := db.Exec("CREATE TABLE orders (no TEXT, cents INTEGER)"); err != nil {
 		panic(err)
 	}
-	batch := consume.OnceTxBatch(db, ledger, func(ctx context.Context, tx *sql.Tx, o order) error {
+	batch := consume.OnceTxBatch(db, dl, func(ctx context.Context, tx *sql.Tx, o order) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO orders VALUES (?, ?)", o.No, o.Cents)
 		return err
 	})

@@ -21,8 +21,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redisidem"
 	"github.com/idgen/idgen/runtime/idem"
-	"github.com/idgen/idgen/runtime/idem/redisidem"
 )
 
 func TestNewNeedsScope(t *testing.T) {

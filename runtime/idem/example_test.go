@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // accountOf stands in for authentication: the caller's account.
@@ -109,11 +110,11 @@ func ExampleOnceTx() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	ledger, err := idem.NewLedger(idem.SQLite, idem.LedgerOptions{TTL: 7 * 24 * time.Hour})
+	dl, err := ledger.New(idem.SQLite, ledger.Options{TTL: 7 * 24 * time.Hour})
 	if err != nil {
 		panic(err)
 	}
-	if err := ledger.CreateTable(ctx, db); err != nil {
+	if err := dl.CreateTable(ctx, db); err != nil {
 		panic(err)
 	}
 	if _, err := db.Exec("CREATE TABLE charges (msg TEXT, cents INTEGER)"); err != nil {
@@ -124,7 +125,7 @@ func ExampleOnceTx() {
 		return err
 	}
 	for range 2 { // the message and its redelivery
-		ran, err := idem.OnceTx(ctx, db, ledger, "msg-42", charge)
+		ran, err := ledger.OnceTx(ctx, db, dl, "msg-42", charge)
 		fmt.Println(ran, err)
 	}
 	var n int

@@ -41,9 +41,6 @@ func SQLBind(s *SQL, tmpl string, args ...any) (string, []any) {
 	return st.Query, st.Args(args...)
 }
 
-// SetLedgerClock sets the clock l judges expiry by.
-func SetLedgerClock(l *Ledger, now func() time.Time) { l.now = now }
-
 // Fingerprint returns the fingerprint m gives r with body.
 func Fingerprint(m *Middleware, r *http.Request, body []byte) string { return m.fingerprint(r, body) }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redisidem"
 	"github.com/idgen/idgen/runtime/idem"
-	"github.com/idgen/idgen/runtime/idem/redisidem"
 )
 
 // redisClient returns a client on the Redis in IDGEN_TEST_REDIS_DSN, closed when the test

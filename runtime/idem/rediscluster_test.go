@@ -10,8 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redisidem"
 	"github.com/idgen/idgen/runtime/idem"
-	"github.com/idgen/idgen/runtime/idem/redisidem"
 )
 
 // clusterClient returns a client on the Redis Cluster in IDGEN_TEST_REDIS_CLUSTER_ADDRS,

@@ -15,9 +15,9 @@ import (
 
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
-	"github.com/idgen/idgen/internal/sqlstore"
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
 )
 
 // sqlBackend is one database an SQL store is tested on.

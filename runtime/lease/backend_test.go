@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/lease"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
-	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
+	"github.com/idgen/idgen/runtime/lease/leasetest"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -34,7 +34,7 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 		t.Skip("set " + testdb.RedisClusterEnv + " to run the Redis Cluster tests (this one starts a cluster of its own)")
 	}
 	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
-	tg := leasefleet.Target{Kind: "rediscluster", DSN: strings.Join([]string{nodes[0].Addr, nodes[1].Addr, nodes[2].Addr}, ","),
+	tg := leasetest.Target{Kind: "rediscluster", DSN: strings.Join([]string{nodes[0].Addr, nodes[1].Addr, nodes[2].Addr}, ","),
 		Prefix: "idgen_test:lease:", Persistent: true}
 	const (
 		ns        = "down"
@@ -60,10 +60,10 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 		t.Fatalf("no node of the cluster is %s", m.Options().Addr)
 	}
 	dir := t.TempDir()
-	var all []*leasefleet.Proc
+	var all []*leasetest.Proc
 	for i := range procs {
 		name := fmt.Sprintf("p%d", i)
-		p := leasefleet.Start(t, "fleet", name, leasefleet.Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker,
+		p := leasetest.Start(t, "fleet", name, leasetest.Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
 		p.Run(t)
 		all = append(all, p)
@@ -77,10 +77,10 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 		p.WaitEvent(t, "first", 1, 20*time.Second)
 	}
 	t0 := time.Now()
-	leasefleet.SleepUntil(t0.Add(ttl))
+	leasetest.SleepUntil(t0.Add(ttl))
 	killAt := time.Now()
 	victim.Kill()
-	leasefleet.SleepUntil(killAt.Add(down))
+	leasetest.SleepUntil(killAt.Add(down))
 	victim.Start()
 	back := time.Now()
 	for _, p := range all {
@@ -93,7 +93,7 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 			}
 		}
 	}
-	leasefleet.SleepUntil(time.Now().Add(ttl))
+	leasetest.SleepUntil(time.Now().Add(ttl))
 	for _, p := range all {
 		p.Signal(t, syscall.SIGTERM)
 	}
@@ -112,7 +112,7 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 	}
 	t.Logf("master %s killed at +%v, answering again at +%v", victim.Addr, killAt.Sub(t0).Round(time.Millisecond), back.Sub(t0).Round(time.Millisecond))
 
-	idsOf := leasefleet.CheckIDs(t, all, maxWorker)
+	idsOf := leasetest.CheckIDs(t, all, maxWorker)
 	layout := snowflake.Classic()
 	for _, p := range all {
 		deadline, r := outage(p)
@@ -166,7 +166,7 @@ func TestProcessesClusterMasterDies(t *testing.T) {
 // outage finds in p's events the first spell its gate was shut: the deadline of a claim
 // or renewal that passed before the next one succeeded, and that next one (a zero event
 // while there is none yet).
-func outage(p *leasefleet.Proc) (deadline time.Time, resumed leasefleet.Event) {
+func outage(p *leasetest.Proc) (deadline time.Time, resumed leasetest.Event) {
 	for _, e := range p.Events("") {
 		if e.Kind != "acquired" && e.Kind != "renewed" {
 			continue
@@ -176,7 +176,7 @@ func outage(p *leasefleet.Proc) (deadline time.Time, resumed leasefleet.Event) {
 		}
 		deadline = time.Unix(0, e.Int("deadline"))
 	}
-	return deadline, leasefleet.Event{}
+	return deadline, leasetest.Event{}
 }
 
 // cmpStr returns have if set, else s.

@@ -1,7 +1,7 @@
 // Package lease hands out snowflake worker IDs across a fleet, from a store the fleet
 // already runs: PostgreSQL, MySQL/MariaDB, SQLite (one machine), Redis or a Redis Cluster
-// (the package github.com/idgen/idgen/runtime/lease/redislease, so that programs on SQL
-// never link go-redis), or etcd (the module github.com/idgen/idgen/runtime/lease/etcdlease).
+// (the package github.com/idgen/idgen/plugins/redis/redislease, so that programs on SQL
+// never link go-redis), or etcd (the module github.com/idgen/idgen/plugins/etcdlease).
 // A process claims
 // the lowest free ID for a TTL, renews it in the background and issues IDs only while the
 // lease is certainly held, so no two processes ever mint IDs under one worker ID at once.

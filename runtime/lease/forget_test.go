@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/internal/testdb"
-	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
+	"github.com/idgen/idgen/runtime/lease/leasetest"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -140,21 +140,21 @@ func TestProcessesStoreForgets(t *testing.T) {
 func testForget(t *testing.T, ns string) (notExercised string) {
 	srv := startRedis(t)
 	defer srv.kill()
-	tg := leasefleet.Target{Kind: "redis", DSN: srv.dsn(), Prefix: "idgen_test:lease:"}
+	tg := leasetest.Target{Kind: "redis", DSN: srv.dsn(), Prefix: "idgen_test:lease:"}
 	const (
 		ttl       = time.Second
 		maxWorker = 15
 		procs     = 6
 	)
 	dir := t.TempDir()
-	var all []*leasefleet.Proc
+	var all []*leasetest.Proc
 	defer func() {
 		for _, p := range all {
 			p.Stop()
 		}
 	}()
-	spawn := func(name, goFile string) *leasefleet.Proc {
-		p := leasefleet.Start(t, "fleet", name, leasefleet.Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Go: goFile,
+	spawn := func(name, goFile string) *leasetest.Proc {
+		p := leasetest.Start(t, "fleet", name, leasetest.Spec{Target: tg, NS: ns, TTL: ttl, Max: maxWorker, Go: goFile,
 			Events: filepath.Join(dir, name+".events"), IDs: filepath.Join(dir, name+".ids")})
 		p.Run(t)
 		all = append(all, p)
@@ -171,13 +171,13 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 		p.WaitEvent(t, "first", 1, 20*time.Second)
 	}
 	t0 := time.Now()
-	leasefleet.SleepUntil(t0.Add(ttl))
+	leasetest.SleepUntil(t0.Add(ttl))
 	lossAt := srv.restart(t)
 	back := time.Now()
 	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	acquiredBefore := map[*leasefleet.Proc]int{}
+	acquiredBefore := map[*leasetest.Proc]int{}
 	for _, p := range fleet {
 		for _, e := range p.Events("acquired") {
 			if e.At().Before(lossAt) {
@@ -190,7 +190,7 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 	for _, p := range all {
 		p.WaitEvent(t, "acquired", acquiredBefore[p]+1, 20*time.Second)
 	}
-	leasefleet.SleepUntil(time.Now().Add(ttl + time.Second))
+	leasetest.SleepUntil(time.Now().Add(ttl + time.Second))
 	for _, p := range all {
 		p.Signal(t, syscall.SIGTERM)
 	}
@@ -210,7 +210,7 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 	t.Logf("redis-server killed at +%v and answering again at +%v (a TTL after the fleet's first IDs)",
 		lossAt.Sub(t0).Round(time.Millisecond), back.Sub(t0).Round(time.Millisecond))
 
-	idsOf := leasefleet.CheckIDs(t, all, maxWorker)
+	idsOf := leasetest.CheckIDs(t, all, maxWorker)
 
 	// Every fresh claim waited: its After is its lease's end (no drift, no skew in the
 	// workers), one TTL after the claim; nothing was issued under it stamped between the
@@ -242,7 +242,7 @@ func testForget(t *testing.T, ns string) (notExercised string) {
 				t.Errorf("%s: fresh claim of worker %d logged at +%v (call took %v) has After +%v, not a TTL after the claim",
 					p.Name, w, at.Sub(t0).Round(time.Millisecond), took, after.Sub(t0).Round(time.Millisecond))
 			}
-			var first *leasefleet.Issued
+			var first *leasetest.Issued
 			early := 0
 			for i, x := range idsOf[p] {
 				parts, _ := layout.Decode(x.ID)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/internal/testproc"
-	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
+	"github.com/idgen/idgen/runtime/lease/leasetest"
 )
 
 // TestFreshDatabase: eight processes start together on a new database (no table yet) and
@@ -25,7 +25,7 @@ func TestFreshDatabase(t *testing.T) {
 			for round := range rounds {
 				t.Run(fmt.Sprint(round), func(t *testing.T) {
 					tg := k.Setup(t)
-					env := leasefleet.Env("first", leasefleet.Spec{Target: tg, NS: "fresh", TTL: 10 * time.Second, Max: 15})
+					env := leasetest.Env("first", leasetest.Spec{Target: tg, NS: "fresh", TTL: 10 * time.Second, Max: 15})
 					g := testproc.Start(t, procs, func(int) []string { return env })
 					g.Release()
 					workers := map[int64]int{}

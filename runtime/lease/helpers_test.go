@@ -14,41 +14,41 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redislease"
 	"github.com/idgen/idgen/runtime/lease"
-	"github.com/idgen/idgen/runtime/lease/internal/leasefleet"
-	"github.com/idgen/idgen/runtime/lease/redislease"
+	"github.com/idgen/idgen/runtime/lease/leasetest"
 )
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
 // their variable is set.
-var kinds = []leasefleet.Kind{
-	{Name: "sqlite", Setup: func(t testing.TB) leasefleet.Target {
-		return leasefleet.Target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)}
+var kinds = []leasetest.Kind{
+	{Name: "sqlite", Setup: func(t testing.TB) leasetest.Target {
+		return leasetest.Target{Kind: "sqlite", DSN: testdb.SQLiteDSN(t)}
 	}},
-	{Name: "postgres", Setup: func(t testing.TB) leasefleet.Target {
-		return leasefleet.Target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
+	{Name: "postgres", Setup: func(t testing.TB) leasetest.Target {
+		return leasetest.Target{Kind: "postgres", DSN: testdb.Postgres(t, "lease")}
 	}},
-	{Name: "mysql", Setup: func(t testing.TB) leasefleet.Target {
-		return leasefleet.Target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
+	{Name: "mysql", Setup: func(t testing.TB) leasetest.Target {
+		return leasetest.Target{Kind: "mysql", DSN: testdb.MySQL(t, "lease")}
 	}},
 	{Name: "redis", Setup: setupRedis},
-	{Name: "rediscluster", Setup: func(t testing.TB) leasefleet.Target {
+	{Name: "rediscluster", Setup: func(t testing.TB) leasetest.Target {
 		addrs, prefix := testdb.RedisCluster(t, "lease")
-		return leasefleet.Target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
+		return leasetest.Target{Kind: "rediscluster", DSN: strings.Join(addrs, ","), Prefix: prefix, Persistent: true}
 	}},
 }
 
 // setupRedis gives the test the Redis in IDGEN_TEST_REDIS_DSN and a key prefix of its own
 // (testdb.Redis).
-func setupRedis(t testing.TB) leasefleet.Target {
+func setupRedis(t testing.TB) leasetest.Target {
 	t.Helper()
 	dsn, prefix := testdb.Redis(t, "lease")
-	return leasefleet.Target{Kind: "redis", DSN: dsn, Prefix: prefix}
+	return leasetest.Target{Kind: "redis", DSN: dsn, Prefix: prefix}
 }
 
 // open returns a backend on tg in namespace ns (a table or a key prefix of its own), and
 // what closes its connections.
-func open(tg leasefleet.Target, ns string) (lease.Backend, io.Closer, error) {
+func open(tg leasetest.Target, ns string) (lease.Backend, io.Closer, error) {
 	if tg.Kind == "rediscluster" {
 		// The hash tag keeps the three hashes in one slot.
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(tg.DSN, ",")})
@@ -90,7 +90,7 @@ func open(tg leasefleet.Target, ns string) (lease.Backend, io.Closer, error) {
 }
 
 // openT is open for a test, closing the connections when it ends.
-func openT(t testing.TB, tg leasefleet.Target, ns string) lease.Backend {
+func openT(t testing.TB, tg leasetest.Target, ns string) lease.Backend {
 	t.Helper()
 	b, c, err := open(tg, ns)
 	if err != nil {

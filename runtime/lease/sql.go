@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idgen/idgen/internal/sqlbind"
-	"github.com/idgen/idgen/internal/sqlerr"
-	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/internal/sqlbind"
+	"github.com/idgen/idgen/runtime/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
 )
 
 // Dialect is the SQL spoken by the database behind an [SQL] backend: [Postgres]

@@ -17,8 +17,8 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redissegment"
 	"github.com/idgen/idgen/runtime/segment"
-	"github.com/idgen/idgen/runtime/segment/redissegment"
 )
 
 // target says where a store lives, in a form a child process can be handed.

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/idgen/idgen/internal/sqlerr"
-	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
 )
 
 // Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idgen/idgen/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/segment"
 )
 

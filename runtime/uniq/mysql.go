@@ -3,7 +3,7 @@ package uniq
 import (
 	"strings"
 
-	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/internal/sqlerr"
 )
 
 // MySQL and MariaDB error numbers of a unique-key violation.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idgen/idgen/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/internal/sqlerr"
 )
 
 // Driver names reported in Violation.Driver.

@@ -9,7 +9,7 @@ import (
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
 
-	"github.com/idgen/idgen/plugins/ent/entcext"
+	"github.com/idgen/idgen/plugins/idgent/entcext"
 )
 
 func main() {

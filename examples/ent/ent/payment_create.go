@@ -11,11 +11,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/models"
-	idgent "github.com/idgen/idgen/plugins/ent"
-	"github.com/idgen/idgen/plugins/ent/idgentimpl"
+	"github.com/idgen/idgen/plugins/idgent"
+	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 

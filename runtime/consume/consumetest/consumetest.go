@@ -19,6 +19,7 @@ import (
 
 	"github.com/idgen/idgen/internal/testdb"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // Store is a fresh database with the table of Ledger and an effect table, "effects"
@@ -30,8 +31,8 @@ type Store struct {
 	Driver  string // the database/sql driver: "pgx" or "mysql"
 	DSN     string
 	Dialect idem.Dialect
-	DB      *sql.DB      `json:"-"`
-	Ledger  *idem.Ledger `json:"-"`
+	DB      *sql.DB        `json:"-"`
+	Ledger  *ledger.Ledger `json:"-"`
 }
 
 // Kind is a kind of Store the adapters are tested on.
@@ -88,7 +89,7 @@ func (s *Store) Open() error {
 		return err
 	}
 	db.SetMaxIdleConns(16)
-	l, err := idem.NewLedger(s.Dialect, idem.LedgerOptions{})
+	l, err := ledger.New(s.Dialect, ledger.Options{})
 	if err != nil {
 		db.Close()
 		return err

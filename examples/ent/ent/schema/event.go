@@ -7,7 +7,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"github.com/idgen/idgen"
-	idgent "github.com/idgen/idgen/plugins/ent"
+	"github.com/idgen/idgen/plugins/idgent"
 )
 
 // Event has its ID from the idgen mixin and typed duplicate errors from its hook; with

@@ -8,7 +8,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/idgen/idgen/examples/ent/models"
-	idgent "github.com/idgen/idgen/plugins/ent"
+	"github.com/idgen/idgen/plugins/idgent"
 )
 
 // Payment holds the schema definition for the Payment entity.

@@ -7,7 +7,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"github.com/idgen/idgen/examples/ent/models"
-	idgent "github.com/idgen/idgen/plugins/ent"
+	"github.com/idgen/idgen/plugins/idgent"
 )
 
 // User holds the schema definition for the User entity.

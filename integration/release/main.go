@@ -1,0 +1,519 @@
+// Command release keeps the repository's Go modules in lockstep, as tagging a commit
+// must publish them (it is what .ci/release and .ci/modules run; nothing is published
+// from here).
+//
+//	release list                    the modules, root first, "published" or "unpublished"
+//	release set VERSION             require every published module at VERSION everywhere,
+//	                                drop the replace directives of published modules, write
+//	                                VERSION into version.go, and tidy every module
+//	release tidy                    tidy every module at the current version
+//	release proxy DIR               write every published module, at the current version, into
+//	                                DIR as a file:// module proxy (GOPROXY=file://DIR)
+//
+// The published modules require one another at the version of the release they belong
+// to. Tidying a module means resolving its published siblings at that version before any
+// proxy has them, so release serves them itself: it writes each published module, in the
+// order of their requirements, into a temporary file:// proxy and tidies the modules that
+// require it against that proxy (GOWORK=off, GONOSUMDB for github.com/idgen/idgen). set
+// keeps the go.sum lines of the siblings (a release commit is tidy as tagged: its
+// go.sum has what `go install` at that version verifies); tidy drops them again, since
+// development resolves siblings through go.work and those lines would go stale with
+// every change. The unpublished modules (examples, golden, bench, integration) are never
+// served: they require one another by replace directives to their folders.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
+	"golang.org/x/mod/zip"
+)
+
+// repoPath is the module path of the root module; every module of the repository has it
+// as a prefix.
+const repoPath = "github.com/idgen/idgen"
+
+// unpublished are the folders of the modules nobody installs: no published module may
+// require one.
+var unpublished = []string{"examples", "golden", "bench", "integration"}
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("release: ")
+	if len(os.Args) < 2 {
+		usage()
+	}
+	root, err := repoRoot()
+	if err != nil {
+		log.Fatal(err)
+	}
+	mods, err := load(root)
+	if err != nil {
+		log.Fatal(err)
+	}
+	switch cmd, args := os.Args[1], os.Args[2:]; {
+	case cmd == "list" && len(args) == 0:
+		for _, m := range mods {
+			state := "published"
+			if !m.Published {
+				state = "unpublished"
+			}
+			fmt.Printf("%s\t%s\t%s\n", m.Dir, m.Path, state)
+		}
+	case cmd == "set" && len(args) == 1:
+		if err := checkVersion(args[0]); err != nil {
+			log.Fatal(err)
+		}
+		err = set(root, mods, args[0])
+	case cmd == "tidy" && len(args) == 0:
+		err = tidyAll(root, mods, false)
+	case cmd == "proxy" && len(args) == 1:
+		var dir string
+		if dir, err = filepath.Abs(args[0]); err == nil {
+			err = serve(root, mods, dir)
+		}
+	default:
+		usage()
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: release list | set VERSION | tidy | proxy DIR")
+	os.Exit(2)
+}
+
+// Module is one Go module of the repository.
+type Module struct {
+	Dir       string // relative to the repository root, "." for the root module
+	Path      string // module path
+	Published bool
+}
+
+// repoRoot returns the folder of the root module: the working directory or one above it.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if f, err := modfile.ParseLax("go.mod", mustRead(filepath.Join(d, "go.mod")), nil); err == nil && f.Module != nil && f.Module.Mod.Path == repoPath {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod of %s in %s or above", repoPath, dir)
+		}
+	}
+}
+
+func mustRead(name string) []byte {
+	b, _ := os.ReadFile(name)
+	return b
+}
+
+// load finds every module of the repository, the root module first, then by folder.
+func load(root string) ([]Module, error) {
+	var mods []Module
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Name() != "go.mod" {
+			return nil
+		}
+		f, err := modfile.ParseLax(path, mustRead(path), nil)
+		if err != nil {
+			return err
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		dir = filepath.ToSlash(dir)
+		want := repoPath
+		if dir != "." {
+			want += "/" + dir
+		}
+		if f.Module == nil || f.Module.Mod.Path != want {
+			return fmt.Errorf("%s: module path is not %s", path, want)
+		}
+		top, _, _ := strings.Cut(dir, "/")
+		mods = append(mods, Module{Dir: dir, Path: want, Published: !slices.Contains(unpublished, top)})
+		return nil
+	})
+	slices.SortFunc(mods, func(a, b Module) int {
+		if (a.Dir == ".") != (b.Dir == ".") {
+			if a.Dir == "." {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Dir, b.Dir)
+	})
+	return mods, err
+}
+
+// checkVersion refuses what cannot be a release of these module paths: not canonical
+// semver, build metadata, or a major version above 1 (the paths have no /vN suffix).
+func checkVersion(v string) error {
+	switch {
+	case !semver.IsValid(v) || semver.Canonical(v) != v:
+		return fmt.Errorf("%q is not a semantic version such as v0.3.0 or v1.2.0-rc.1", v)
+	case semver.Build(v) != "":
+		return fmt.Errorf("%q has build metadata, which module versions cannot carry", v)
+	case semver.Major(v) != "v0" && semver.Major(v) != "v1":
+		return fmt.Errorf("%q needs a /%s suffix on every module path", v, semver.Major(v))
+	}
+	return nil
+}
+
+// versionFile holds the root package's Version constant, which set rewrites.
+const versionFile = "version.go"
+
+var versionRE = regexp.MustCompile(`(?m)^const Version = "([^"]*)"$`)
+
+// current returns the version in version.go.
+func current(root string) (string, error) {
+	m := versionRE.FindSubmatch(mustRead(filepath.Join(root, versionFile)))
+	if m == nil {
+		return "", fmt.Errorf("%s: no line `const Version = \"...\"`", versionFile)
+	}
+	return string(m[1]), nil
+}
+
+// set moves every module to version v and tidies them, keeping the siblings' go.sum lines.
+func set(root string, mods []Module, v string) error {
+	name := filepath.Join(root, versionFile)
+	src := mustRead(name)
+	if !versionRE.Match(src) {
+		return fmt.Errorf("%s: no line `const Version = \"...\"`", versionFile)
+	}
+	if err := os.WriteFile(name, versionRE.ReplaceAll(src, []byte(`const Version = "`+v+`"`)), 0o644); err != nil {
+		return err
+	}
+	return tidyAll(root, mods, true)
+}
+
+// tidyAll points every module's requirements of published modules at the current version,
+// drops replace directives of published modules, and tidies every module against a
+// temporary proxy of the published ones. Unless keepSums, the go.sum lines of this
+// repository's modules are dropped afterwards.
+func tidyAll(root string, mods []Module, keepSums bool) error {
+	v, err := current(root)
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if err := pin(root, m, mods, v); err != nil {
+			return err
+		}
+	}
+	proxy, err := os.MkdirTemp("", "idgen-proxy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(proxy)
+	order, err := topo(root, mods)
+	if err != nil {
+		return err
+	}
+	for _, m := range order {
+		if m.Published {
+			if err := tidy(root, m, proxy); err != nil {
+				return err
+			}
+			if err := write(root, m, v, proxy); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range order {
+		if !m.Published {
+			if err := tidy(root, m, proxy); err != nil {
+				return err
+			}
+		}
+	}
+	if keepSums {
+		return nil
+	}
+	for _, m := range mods {
+		if err := dropSums(root, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pin rewrites m's go.mod: requirements of published modules at v, no replace directive
+// of a published module, and a check that a published module requires no unpublished one.
+func pin(root string, m Module, mods []Module, v string) error {
+	name := filepath.Join(root, m.Dir, "go.mod")
+	f, err := modfile.Parse(name, mustRead(name), nil)
+	if err != nil {
+		return err
+	}
+	byPath := map[string]Module{}
+	for _, o := range mods {
+		byPath[o.Path] = o
+	}
+	for _, r := range f.Require {
+		o, ok := byPath[r.Mod.Path]
+		if !ok {
+			continue
+		}
+		if !o.Published {
+			if m.Published {
+				return fmt.Errorf("%s: the published module %s requires the unpublished %s", name, m.Path, o.Path)
+			}
+			continue
+		}
+		if err := f.AddRequire(r.Mod.Path, v); err != nil {
+			return err
+		}
+	}
+	for _, r := range slices.Clone(f.Replace) {
+		if o, ok := byPath[r.Old.Path]; ok && o.Published {
+			if err := f.DropReplace(r.Old.Path, r.Old.Version); err != nil {
+				return err
+			}
+		}
+	}
+	if m.Published && len(f.Replace) > 0 {
+		return fmt.Errorf("%s: a published module carries replace directives (go install refuses them)", name)
+	}
+	f.Cleanup()
+	out, err := f.Format()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, out, 0o644)
+}
+
+// topo orders the modules so that every module comes after the published modules it
+// requires.
+func topo(root string, mods []Module) ([]Module, error) {
+	deps := map[string][]string{}
+	byPath := map[string]Module{}
+	for _, m := range mods {
+		byPath[m.Path] = m
+		name := filepath.Join(root, m.Dir, "go.mod")
+		f, err := modfile.Parse(name, mustRead(name), nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == repoPath || strings.HasPrefix(r.Mod.Path, repoPath+"/") {
+				deps[m.Path] = append(deps[m.Path], r.Mod.Path)
+			}
+		}
+	}
+	var order []Module
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(p string, from []string) error
+	visit = func(p string, from []string) error {
+		switch state[p] {
+		case 1:
+			return fmt.Errorf("a cycle of requirements: %s", strings.Join(append(from, p), " -> "))
+		case 2:
+			return nil
+		}
+		m, ok := byPath[p]
+		if !ok {
+			return fmt.Errorf("%s requires %s, which is no module of this repository", from[len(from)-1], p)
+		}
+		state[p] = 1
+		for _, d := range deps[p] {
+			if err := visit(d, append(from, p)); err != nil {
+				return err
+			}
+		}
+		state[p] = 2
+		order = append(order, m)
+		return nil
+	}
+	for _, m := range mods {
+		if err := visit(m.Path, nil); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// goCmd runs go in m's folder outside any workspace, with the published modules of this
+// repository served from proxy and the rest from the usual proxy.
+func goCmd(root string, m Module, proxy string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(root, m.Dir)
+	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil || len(bytes.TrimSpace(upstream)) == 0 {
+		upstream = []byte("https://proxy.golang.org,direct")
+	}
+	cmd.Env = append(os.Environ(),
+		"GOWORK=off",
+		"GOFLAGS=-mod=mod",
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+string(bytes.TrimSpace(upstream)),
+		"GONOSUMDB="+repoPath,
+		"GONOSUMCHECK=1",
+		"GOPRIVATE=",
+	)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// tidy runs go mod tidy in m.
+func tidy(root string, m Module, proxy string) error {
+	if err := goCmd(root, m, proxy, "mod", "tidy").Run(); err != nil {
+		return fmt.Errorf("go mod tidy in %s: %w", m.Dir, err)
+	}
+	return nil
+}
+
+// dropSums removes the lines of this repository's modules from m's go.sum.
+func dropSums(root string, m Module) error {
+	name := filepath.Join(root, m.Dir, "go.sum")
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if p, _, _ := bytes.Cut(line, []byte(" ")); string(p) == repoPath || bytes.HasPrefix(p, []byte(repoPath+"/")) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	if len(out) == 0 {
+		return os.Remove(name)
+	}
+	return os.WriteFile(name, out, 0o644)
+}
+
+// serve writes every published module at the current version into dir as a proxy.
+func serve(root string, mods []Module, dir string) error {
+	v, err := current(root)
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if m.Published {
+			if err := write(root, m, v, dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// write adds m at version v to the file:// proxy in dir: its .info, .mod and .zip and
+// its version list. The zip holds the files git tracks in m's folder (outside nested
+// modules), read from the working tree, as the module proxy builds it from the tag.
+func write(root string, m Module, v, dir string) error {
+	files, err := moduleFiles(root, m)
+	if err != nil {
+		return err
+	}
+	esc, err := module.EscapePath(m.Path)
+	if err != nil {
+		return err
+	}
+	at := filepath.Join(dir, filepath.FromSlash(esc), "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		return err
+	}
+	var zbuf bytes.Buffer
+	if err := zip.Create(&zbuf, module.Version{Path: m.Path, Version: v}, files); err != nil {
+		return fmt.Errorf("zipping %s: %w", m.Dir, err)
+	}
+	info := fmt.Sprintf(`{"Version":%q,"Time":"2026-01-01T00:00:00Z"}`+"\n", v)
+	for name, data := range map[string][]byte{
+		v + ".zip":  zbuf.Bytes(),
+		v + ".mod":  mustRead(filepath.Join(root, m.Dir, "go.mod")),
+		v + ".info": []byte(info),
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	list := filepath.Join(at, "list")
+	known := strings.Fields(string(mustRead(list)))
+	if !slices.Contains(known, v) {
+		known = append(known, v)
+	}
+	return os.WriteFile(list, []byte(strings.Join(known, "\n")+"\n"), 0o644)
+}
+
+// moduleFiles lists the files git tracks under m's folder, minus those of nested modules.
+func moduleFiles(root string, m Module) ([]zip.File, error) {
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", m.Dir).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-files %s: %w", m.Dir, err)
+	}
+	var paths []string
+	for p := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	nested := map[string]bool{}
+	for _, p := range paths {
+		if filepath.Base(p) == "go.mod" && filepath.Dir(p) != filepath.Clean(m.Dir) {
+			nested[filepath.Dir(p)] = true
+		}
+	}
+	var files []zip.File
+	for _, p := range paths {
+		skip := false
+		for d := filepath.Dir(p); d != "." && d != filepath.Clean(m.Dir); d = filepath.Dir(d) {
+			if nested[d] {
+				skip = true
+				break
+			}
+		}
+		if skip {
+			continue
+		}
+		rel := p
+		if m.Dir != "." {
+			rel = strings.TrimPrefix(p, m.Dir+"/")
+		}
+		full := filepath.Join(root, p)
+		info, err := os.Lstat(full)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, file{path: rel, full: full, info: info})
+	}
+	return files, nil
+}
+
+// file is a zip.File read from the working tree.
+type file struct {
+	path string
+	full string
+	info os.FileInfo
+}
+
+func (f file) Path() string                 { return f.path }
+func (f file) Lstat() (os.FileInfo, error)  { return f.info, nil }
+func (f file) Open() (io.ReadCloser, error) { return os.Open(f.full) }

@@ -1,3 +1,0 @@
-module github.com/idgen/idgen/templates
-
-go 1.26.0
