@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idgen/idgen/internal/testproc"
+	"github.com/idgen/idgen/integration/internal/testproc"
 )
 
 // etcdServer is an etcd of a test's own, on loopback ports and in a data directory of its

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/idem"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/lease"
 )
 

@@ -13,7 +13,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 
-	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/integration/internal/testdb"
 )
 
 func TestCheckTable(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/internal/testdb"
+	"github.com/idgen/idgen/integration/internal/testdb"
 )
 
 // TestCheck runs Check against servers the test starts, one per configuration.
