@@ -1,25 +1,26 @@
-// Command release keeps the repository's Go modules in lockstep, as tagging a commit
-// must publish them (it is what .ci/release and .ci/modules run; nothing is published
-// from here).
+// Command releasetool keeps the repository's Go modules in lockstep, as tagging a commit
+// must publish them. .ci/release and .ci/modules run it; nothing is published from here.
+// It is a module of its own that needs only golang.org/x/mod, so that it builds before the
+// modules it rewrites can resolve one another.
 //
-//	release list                    the modules, root first, "published" or "unpublished"
-//	release set VERSION             require every published module at VERSION everywhere,
-//	                                drop the replace directives of published modules, write
-//	                                VERSION into version.go, and tidy every module
-//	release tidy                    tidy every module at the current version
-//	release proxy DIR               write every published module, at the current version, into
-//	                                DIR as a file:// module proxy (GOPROXY=file://DIR)
+//	releasetool list           the modules, root first: folder, path, published or unpublished
+//	releasetool set VERSION    require every published module at VERSION everywhere, drop
+//	                           the replace directives of published modules, write VERSION
+//	                           into version.go, and tidy every module
+//	releasetool tidy           tidy every module at the current version
+//	releasetool proxy DIR      write every published module, at the current version, into
+//	                           DIR as a file:// module proxy (GOPROXY=file://DIR)
 //
 // The published modules require one another at the version of the release they belong
 // to. Tidying a module means resolving its published siblings at that version before any
-// proxy has them, so release serves them itself: it writes each published module, in the
-// order of their requirements, into a temporary file:// proxy and tidies the modules that
-// require it against that proxy (GOWORK=off, GONOSUMDB for github.com/idgen/idgen). set
-// keeps the go.sum lines of the siblings (a release commit is tidy as tagged: its
+// proxy has them, so releasetool serves them itself: it writes each published module, in
+// the order of their requirements, into a temporary file:// proxy and tidies the modules
+// that require it against that proxy (GOWORK=off, GONOSUMDB for github.com/idgen/idgen).
+// set keeps the go.sum lines of the siblings (a release commit is tidy as tagged: its
 // go.sum has what `go install` at that version verifies); tidy drops them again, since
-// development resolves siblings through go.work and those lines would go stale with
-// every change. The unpublished modules (examples, golden, bench, integration) are never
-// served: they require one another by replace directives to their folders.
+// development resolves siblings through go.work and those lines would go stale with every
+// change. The unpublished modules (examples, golden, bench, integration) are never served:
+// they require one another by replace directives to their folders.
 package main
 
 import (
@@ -51,7 +52,7 @@ var unpublished = []string{"examples", "golden", "bench", "integration"}
 
 func main() {
 	log.SetFlags(0)
-	log.SetPrefix("release: ")
+	log.SetPrefix("releasetool: ")
 	if len(os.Args) < 2 {
 		usage()
 	}
@@ -93,7 +94,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: release list | set VERSION | tidy | proxy DIR")
+	fmt.Fprintln(os.Stderr, "usage: releasetool list | set VERSION | tidy | proxy DIR")
 	os.Exit(2)
 }
 
@@ -260,7 +261,9 @@ func tidyAll(root string, mods []Module, keepSums bool) error {
 }
 
 // pin rewrites m's go.mod: requirements of published modules at v, no replace directive
-// of a published module, and a check that a published module requires no unpublished one.
+// of a published module. A published module loses its requirements and replace directives
+// of unpublished modules too: if it imports one, its tidy fails (no proxy has it), and
+// no published module may require an unpublished one.
 func pin(root string, m Module, mods []Module, v string) error {
 	name := filepath.Join(root, m.Dir, "go.mod")
 	f, err := modfile.Parse(name, mustRead(name), nil)
@@ -271,32 +274,31 @@ func pin(root string, m Module, mods []Module, v string) error {
 	for _, o := range mods {
 		byPath[o.Path] = o
 	}
-	for _, r := range f.Require {
+	for _, r := range slices.Clone(f.Require) {
 		o, ok := byPath[r.Mod.Path]
-		if !ok {
-			continue
-		}
-		if !o.Published {
-			if m.Published {
-				return fmt.Errorf("%s: the published module %s requires the unpublished %s", name, m.Path, o.Path)
+		switch {
+		case !ok:
+		case o.Published:
+			if err := f.AddRequire(r.Mod.Path, v); err != nil {
+				return err
 			}
-			continue
-		}
-		if err := f.AddRequire(r.Mod.Path, v); err != nil {
-			return err
+		case m.Published:
+			if err := f.DropRequire(r.Mod.Path); err != nil {
+				return err
+			}
 		}
 	}
 	for _, r := range slices.Clone(f.Replace) {
-		if o, ok := byPath[r.Old.Path]; ok && o.Published {
+		if o, ok := byPath[r.Old.Path]; ok && (o.Published || m.Published) {
 			if err := f.DropReplace(r.Old.Path, r.Old.Version); err != nil {
 				return err
 			}
 		}
 	}
+	f.Cleanup()
 	if m.Published && len(f.Replace) > 0 {
 		return fmt.Errorf("%s: a published module carries replace directives (go install refuses them)", name)
 	}
-	f.Cleanup()
 	out, err := f.Format()
 	if err != nil {
 		return err
