@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/idgen/idgen"
 )
 
 func main() {
@@ -32,10 +34,12 @@ func run(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	tags := fs.String("tags", "", "comma-separated build tags to apply")
 	dry := fs.Bool("n", false, "print what would be written instead of writing it")
+	version := fs.Bool("version", false, "print the idgen release this generator belongs to and exit")
 	gormTypes := fs.Bool("gorm", false, "also write GormDBDataType methods (importing gorm.io/gorm): native uuid columns on PostgreSQL under AutoMigrate")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: idgen-gen [-tags a,b] [-n] [-gorm] [packages]
        idgen-gen decode [-layout classic] ID
+       idgen-gen -version
 
 Writes NAME_idgen.go with typed ID types for the types annotated //idgen:KIND in each
 package (default: the current directory). Kinds: snowflake (int64), number (string),
@@ -58,6 +62,10 @@ Flags:
 			return nil
 		}
 		return errUsage
+	}
+	if *version {
+		fmt.Fprintln(stdout, "idgen-gen", idgen.Version)
+		return nil
 	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idgen/idgen"
 )
 
 func TestDecode(t *testing.T) {
@@ -140,5 +142,17 @@ func TestRefusedExit(t *testing.T) {
 				t.Errorf("a generated file exists for a refused package: %v", err)
 			}
 		})
+	}
+}
+
+// TestVersion: -version prints the release the generator belongs to (idgen.Version,
+// which .ci/release sets), so a user can tell which generator wrote their files.
+func TestVersion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(&out, &errOut, []string{"-version"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "idgen-gen "+idgen.Version+"\n"; got != want {
+		t.Errorf("-version printed %q, want %q", got, want)
 	}
 }
