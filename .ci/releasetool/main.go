@@ -10,6 +10,9 @@
 //	releasetool tidy           tidy every module at the current version
 //	releasetool proxy DIR      write every published module, at the current version, into
 //	                           DIR as a file:// module proxy (GOPROXY=file://DIR)
+//	releasetool check          the layout rules: no module where it could import another
+//	                           module's internal package, no published module requiring an
+//	                           unpublished one, no cycle of requirements
 //
 // The published modules require one another at the version of the release they belong
 // to. Tidying a module means resolving its published siblings at that version before any
@@ -80,6 +83,8 @@ func main() {
 		err = set(root, mods, args[0])
 	case cmd == "tidy" && len(args) == 0:
 		err = tidyAll(root, mods, false)
+	case cmd == "check" && len(args) == 0:
+		err = check(root, mods)
 	case cmd == "proxy" && len(args) == 1:
 		var dir string
 		if dir, err = filepath.Abs(args[0]); err == nil {
@@ -94,7 +99,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: releasetool list | set VERSION | tidy | proxy DIR")
+	fmt.Fprintln(os.Stderr, "usage: releasetool list | set VERSION | tidy | proxy DIR | check")
 	os.Exit(2)
 }
 
@@ -519,3 +524,82 @@ type file struct {
 func (f file) Path() string                 { return f.path }
 func (f file) Lstat() (os.FileInfo, error)  { return f.info, nil }
 func (f file) Open() (io.ReadCloser, error) { return os.Open(f.full) }
+
+// check enforces the layout rules that make version skew between modules harmless. The go
+// command lets a package import an internal package of any module whose internal folder's
+// parent is a prefix of the importer's path, so a module nested under another module's
+// internal parent could import that module's internals and break when the two are pinned
+// at different versions. No module may sit there, no published module may require an
+// unpublished one, and requirements may not form a cycle.
+func check(root string, mods []Module) error {
+	var problems []string
+	dirs := map[string]bool{}
+	for _, m := range mods {
+		dirs[m.Dir] = true
+	}
+	for _, m := range mods {
+		err := filepath.WalkDir(filepath.Join(root, m.Dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
+			if rel != m.Dir && (dirs[rel] || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir // another module, or nothing Go builds
+			}
+			if d.Name() != "internal" {
+				return nil
+			}
+			parent := filepath.ToSlash(filepath.Dir(rel))
+			for _, o := range mods {
+				if o.Dir != m.Dir && (parent == "." || strings.HasPrefix(o.Dir+"/", parent+"/")) {
+					problems = append(problems, fmt.Sprintf("module %s (%s) could import %s's internal packages in %s/", o.Path, o.Dir, m.Path, rel))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	byPath := map[string]Module{}
+	for _, m := range mods {
+		byPath[m.Path] = m
+	}
+	for _, m := range mods {
+		if !m.Published {
+			continue
+		}
+		name := filepath.Join(root, m.Dir, "go.mod")
+		f, err := modfile.Parse(name, mustRead(name), nil)
+		if err != nil {
+			return err
+		}
+		for _, r := range f.Require {
+			if o, ok := byPath[r.Mod.Path]; ok && !o.Published {
+				problems = append(problems, fmt.Sprintf("the published module %s requires the unpublished %s", m.Path, o.Path))
+			}
+		}
+		if len(f.Replace) > 0 {
+			problems = append(problems, fmt.Sprintf("the published module %s has replace directives", m.Path))
+		}
+	}
+	if _, err := topo(root, mods); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return errors.New("the module layout breaks its rules:\n\t" + strings.Join(problems, "\n\t"))
+	}
+	fmt.Printf("%d modules (%d published): no module can import another's internal packages, no published module requires an unpublished one, no cycle\n", len(mods), countPublished(mods))
+	return nil
+}
+
+func countPublished(mods []Module) int {
+	n := 0
+	for _, m := range mods {
+		if m.Published {
+			n++
+		}
+	}
+	return n
+}
