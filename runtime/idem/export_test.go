@@ -10,7 +10,6 @@ import (
 var (
 	ParseKey  = parseKey
 	ScopedKey = scopedKey
-	MaxKeyLen = maxKeyLen
 	RowsFound = int32(rowsFound)
 )
 

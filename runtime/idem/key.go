@@ -51,8 +51,8 @@ func parseKey(v string) (string, error) {
 	if v == "" {
 		return "", errors.New("the key is empty")
 	}
-	if len(v) > maxKeyLen {
-		return "", fmt.Errorf("the key is %d bytes long; at most %d", len(v), maxKeyLen)
+	if len(v) > MaxKeyLen {
+		return "", fmt.Errorf("the key is %d bytes long; at most %d", len(v), MaxKeyLen)
 	}
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c == 0x7f {

@@ -10,14 +10,14 @@ import (
 // ErrInProgress is returned by Once when another consumer holds the key right now.
 var ErrInProgress = errors.New("idem: the key is being processed by another consumer")
 
-// OnceOptions tune Once; the zero value holds a claim for a minute (renewed while the
-// function runs) and remembers a done key for a day.
+// OnceOptions tune Once; the zero value holds a claim for DefaultLockTimeout (renewed
+// while the function runs) and remembers a done key for DefaultTTL.
 type OnceOptions struct {
 	// LockTimeout is how long a claim whose consumer stopped renewing it holds the key
-	// before another consumer may take it; default one minute. The claim is renewed every
-	// LockTimeout/3 while the function runs.
+	// before another consumer may take it; DefaultLockTimeout if zero. The claim is
+	// renewed every LockTimeout/3 while the function runs.
 	LockTimeout time.Duration
-	// TTL is how long a done key is remembered; default 24 hours. Redeliveries later
+	// TTL is how long a done key is remembered; DefaultTTL if zero. Redeliveries later
 	// than that run again.
 	TTL time.Duration
 }
@@ -31,10 +31,10 @@ type OnceOptions struct {
 // acknowledge the message as processed by this one).
 func Once(ctx context.Context, store Store, key string, fn func(context.Context) error, opts OnceOptions) (err error) {
 	if opts.LockTimeout <= 0 {
-		opts.LockTimeout = time.Minute
+		opts.LockTimeout = DefaultLockTimeout
 	}
 	if opts.TTL <= 0 {
-		opts.TTL = 24 * time.Hour
+		opts.TTL = DefaultTTL
 	}
 	claimed := time.Now()
 	token, held, err := store.Claim(ctx, key, "", opts.LockTimeout)
