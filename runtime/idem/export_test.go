@@ -27,9 +27,6 @@ func MemoryRecords(s *Memory) map[string]bool {
 	return keys
 }
 
-// SetSQLClock sets the clock s judges expiry by.
-func SetSQLClock(s *SQL, now func() time.Time) { s.now = now }
-
 // SQLFoundRows returns what s learnt of the connection's affected-rows report.
 func SQLFoundRows(s *SQL) int32 { return s.foundRows.Load() }
 
