@@ -102,8 +102,8 @@ const (
 )
 
 // probeKey is the key of the row the MySQL store upserts twice to learn what its
-// connections count: a key no middleware makes (scoped keys start with a digit), kept
-// expired so that Purge removes it.
+// connections count: a key neither the middleware (its keys start with a digit) nor Once
+// (its keys start with "once:") makes, kept expired so that Purge removes it.
 const probeKey = "\x00idgen:affected-rows-probe"
 
 // probeSQL upserts the probe row without changing it the second time. $1 the key.
