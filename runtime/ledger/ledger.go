@@ -91,22 +91,25 @@ type Options struct {
 // consumers with one key serialise on the key's row, and the second finds it committed
 // (or, if the first rolled back, runs). Under PostgreSQL's REPEATABLE READ or
 // SERIALIZABLE the second gets a serialization failure instead of waiting, and on MySQL
-// three or more at once can deadlock on the key's row: OnceTx runs such transactions again;
-// callers of Record in their own transactions must do the same. Use Once for work whose
-// effects are outside the database.
+// transactions that meet one expired key at once can deadlock on its row (so can those
+// that meet any recorded key, through an Execer that is not a Queryer): OnceTx runs such
+// transactions again; callers of Record in their own transactions must do the same
+// (Retry). Use idem.Once for work whose effects are outside the database.
 //
 // Record inserts first: one statement when the key is new. On PostgreSQL and SQLite it is
 // INSERT ... ON CONFLICT DO UPDATE ... WHERE expired, which never fails (a failed
-// statement would abort a PostgreSQL transaction); on MySQL a plain INSERT, and on a
-// duplicate an UPDATE that takes an expired key, since MySQL keeps the transaction
-// usable after a duplicate-key error.
+// statement would abort a PostgreSQL transaction); on MySQL a plain INSERT (MySQL keeps
+// the transaction usable after a duplicate-key error) and, on a duplicate, a read of the
+// key's expiry in share mode (the lock the duplicate already took) and an UPDATE only
+// when the key has expired (a redelivery costs two statements there, one elsewhere).
 type Ledger struct {
 	dialect Dialect
 	table   string
 	ttl     time.Duration
 	now     func() time.Time
-	// The insert; on MySQL, takeover takes an expired key after the insert met it.
-	record, takeover, purge sqlbind.Stmt
+	// The insert; on MySQL, after the insert met the key, expiry reads when it expires
+	// and takeover takes it if it has.
+	record, expiry, takeover, purge sqlbind.Stmt
 }
 
 // New returns a Ledger for databases speaking dialect. It touches no database: call
@@ -132,6 +135,7 @@ func New(dialect Dialect, opts Options) (*Ledger, error) {
 	}
 	if dialect == MySQL {
 		l.record = bind(`INSERT INTO {t} ({key}, expires_at) VALUES ($1, $2)`)
+		l.expiry = bind(`SELECT expires_at FROM {t} WHERE {key} = $1 LOCK IN SHARE MODE`)
 		l.takeover = bind(`UPDATE {t} SET expires_at = $2 WHERE {key} = $1 AND expires_at <= $3`)
 	} else {
 		l.record = bind(`INSERT INTO {t} AS d ({key}, expires_at) VALUES ($1, $2)
@@ -199,12 +203,21 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 		if !sqlerr.MySQLDuplicate(err) {
 			return false, fmt.Errorf("ledger: recording a key in %s: %w", l.table, err)
 		}
+		if q, ok := tx.(Queryer); ok {
+			live, err := l.live(ctx, q, key, nowMs)
+			if err != nil || live {
+				return false, err
+			}
+		}
 		res, err := tx.ExecContext(ctx, l.takeover.Query, l.takeover.Args([]byte(key), exp, nowMs)...)
 		if err != nil {
 			return false, fmt.Errorf("ledger: recording an expired key in %s: %w", l.table, err)
 		}
 		n, err := res.RowsAffected()
-		return n > 0, err
+		if err != nil {
+			return false, fmt.Errorf("ledger: recording an expired key in %s: %w", l.table, err)
+		}
+		return n > 0, nil
 	}
 	res, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp, nowMs)...)
 	if err != nil {
@@ -215,6 +228,30 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 		return false, fmt.Errorf("ledger: recording a key in %s: %w", l.table, err)
 	}
 	return n > 0, nil
+}
+
+// live reports, on MySQL, whether the key a duplicate-key error was met for is within its
+// TTL. The read locks the row in share mode, as the duplicate already did: many
+// transactions that met one recorded key (redeliveries at once) all hold that shared lock,
+// and an UPDATE of the row from any of them would wait for the others' locks, each for
+// the others', until InnoDB killed all but one as deadlocked. Reading first, only a key
+// past its TTL is updated.
+func (l *Ledger) live(ctx context.Context, q Queryer, key string, nowMs int64) (bool, error) {
+	rows, err := q.QueryContext(ctx, l.expiry.Query, l.expiry.Args([]byte(key))...)
+	if err != nil {
+		return false, fmt.Errorf("ledger: reading a key in %s: %w", l.table, err)
+	}
+	defer rows.Close()
+	var exp int64
+	if rows.Next() {
+		err = rows.Scan(&exp)
+	} else {
+		err = rows.Err()
+	}
+	if err != nil {
+		return false, fmt.Errorf("ledger: reading a key in %s: %w", l.table, err)
+	}
+	return exp > nowMs, nil
 }
 
 // Purge deletes the keys whose TTL is over and returns how many: one indexed DELETE.
