@@ -23,8 +23,11 @@ type Dialect = sqlstore.Dialect
 // Postgres, MySQL and SQLite are the dialects New knows.
 const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
 
-// TableError reports a table name New refuses, by the rule runtime/idem, runtime/lease
-// and runtime/segment follow too (see idem.TableError). It matches ErrInvalidTable.
+// TableError reports a table name New refuses. The name is spliced into SQL unquoted, so
+// it must be one or two dot-separated parts ("idgen_done", "app.idgen_done"), each 1 to
+// 63 ASCII letters, digits or underscores, not starting with a digit; Reason says which
+// part of the rule Table breaks. The same rule and type hold in runtime/idem,
+// runtime/lease and runtime/segment. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
 
 // ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of New
@@ -72,8 +75,7 @@ type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// Options configures a Ledger. The zero value uses DefaultTable and
-// DefaultTTL.
+// Options configures a Ledger. The zero value uses DefaultTable, DefaultTTL and time.Now.
 type Options struct {
 	// Table is the table of keys, DefaultTable if empty; the rule of TableError.
 	Table string
@@ -261,7 +263,10 @@ func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
 		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
+	}
+	return int(n), nil
 }
 
 // MaxTxAttempts bounds how often OnceTx, OnceIn, OnceTxBatch and Retry run a transaction
@@ -296,7 +301,7 @@ func Retry(ctx context.Context, fn func() error) error {
 // commits both, or neither: it reports whether fn ran and committed (true), or the key was
 // already recorded (false, nothing run). An error from fn, or a panic, rolls everything
 // back, so a redelivery runs it again. A transaction the database aborted for contention
-// is run again, fn included (its effects were rolled back), up to 10 times.
+// is run again, fn included (its effects were rolled back), MaxTxAttempts times at most.
 func OnceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
 	begin := func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) }
 	return OnceIn(ctx, begin, l, key, fn)
@@ -511,7 +516,8 @@ func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mar
 // ran[i] reports whether fn ran for keys[i] and committed. An error from fn (or a panic)
 // rolls the whole batch back, keys and effects, and is returned with ran nil: the caller
 // runs the messages again, one by one with OnceTx, to learn which one fails. A transaction
-// the database aborted for contention is run again, fn included, up to 10 times.
+// the database aborted for contention is run again, fn included, MaxTxAttempts times at
+// most.
 //
 // On PostgreSQL the transaction first tries a plain INSERT of the keys, which costs the
 // server less than RecordBatch's statement when every key is new (the usual batch); when
