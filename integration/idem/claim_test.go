@@ -143,10 +143,10 @@ func TestLongWork(t *testing.T) {
 				ctx := context.Background()
 				first := make(chan error, 1)
 				go func() { first <- idem.Once(ctx, spy, key, w.do, opts) }()
-				<-spy.claims
+				c := <-spy.claims
 				firstLock := time.Now().Add(testLock)
 				<-w.started
-				lockedPast(t, st.store, key, firstLock)
+				lockedPast(t, st.store, c.key, firstLock)
 				time.Sleep(time.Until(firstLock))
 				if err := idem.Once(ctx, st.store, key, w.do, opts); !errors.Is(err, idem.ErrInProgress) {
 					t.Errorf("redelivery during the work: %v, want ErrInProgress", err)
@@ -218,7 +218,7 @@ func TestClaimLost(t *testing.T) {
 				if err := <-done; !errors.Is(err, idem.ErrClaimLost) {
 					t.Errorf("Once returned %v, want ErrClaimLost", err)
 				}
-				if rec, err := st.store.Get(ctx, key); err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
+				if rec, err := st.store.Get(ctx, idem.OnceKey(key)); err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
 					t.Errorf("after the loss the record is %+v, %v", rec, err)
 				}
 			})

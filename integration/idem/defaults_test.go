@@ -5,14 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -35,29 +33,9 @@ func TestNewNeedsScope(t *testing.T) {
 	}
 }
 
+// TestKeyForms: the quoted and the bare form of a key are one key, and KeyFrom gives the
+// handler the key the store holds (parseKey's cases are TestParseKey, in runtime/idem).
 func TestKeyForms(t *testing.T) {
-	for _, tc := range []struct {
-		header, key string
-		ok          bool
-	}{
-		{"abc", "abc", true},
-		{`"abc"`, "abc", true},
-		{`"a\"b\\c"`, `a"b\c`, true},
-		{`a"b`, `a"b`, true}, // a bare token may hold a quote after its start
-		{`"abc`, "", false},
-		{`""`, "", false},
-		{`"a"b"`, "", false},
-		{`"a\b"`, "", false},
-		{"\"caf\u00e9\"", "", false},
-		{"\"a\tb\"", "", false},
-		{strings.Repeat("k", 255), strings.Repeat("k", 255), true},
-		{strings.Repeat("k", 256), "", false},
-	} {
-		got, err := idem.ParseKey(tc.header)
-		if (err == nil) != tc.ok || got != tc.key {
-			t.Errorf("parseKey(%q) = %q, %v; want %q, ok=%v", tc.header, got, err, tc.key, tc.ok)
-		}
-	}
 	// Over HTTP: the quoted and the bare form are one key.
 	var runs int
 	var seen []idem.Key
@@ -72,15 +50,17 @@ func TestKeyForms(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(201)
 	})
-	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: tenantScope}, h)
+	spy := newSpy(idem.NewMemory())
+	srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope}, h)
 	if resp, _ := post(t, srv.URL, `"order-7"`, "acme", "{}"); resp.StatusCode != 201 {
 		t.Fatalf("quoted key: %d", resp.StatusCode)
 	}
+	c := <-spy.claims
 	if resp, _ := post(t, srv.URL, "order-7", "acme", "{}"); resp.Header.Get(idem.ReplayedHeader) != "true" || runs != 1 {
 		t.Errorf("the bare form of a quoted key ran again: %d runs", runs)
 	}
-	if len(seen) != 1 || seen[0].Value != "order-7" || seen[0].Scope != "acme" || seen[0].Scoped != idem.ScopedKey("acme", "order-7") {
-		t.Errorf("KeyFrom gave %+v", seen)
+	if len(seen) != 1 || seen[0].Value != "order-7" || seen[0].Scope != "acme" || seen[0].Scoped != c.key {
+		t.Errorf("KeyFrom gave %+v; the store was given %q", seen, c.key)
 	}
 	if _, ok := idem.KeyFrom(context.Background()); ok {
 		t.Error("KeyFrom found a key in a bare context")
@@ -289,55 +269,5 @@ func TestManyWaiters(t *testing.T) {
 				t.Errorf("handler ran %d times", h.runs.Load())
 			}
 		})
-	}
-}
-
-// TestMemoryStoreSweeps: 2,000 keys with 64 KiB responses, expired; the next claim after
-// MemorySweep removes them, and their memory is freed without calling Purge.
-func TestMemoryStoreSweeps(t *testing.T) {
-	s := idem.NewMemory()
-	now := time.Now()
-	var mu sync.Mutex
-	idem.SetMemoryClock(s, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	heap := func() uint64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
-	ctx := context.Background()
-	base := heap()
-	body := bytes.Repeat([]byte("r"), 64<<10)
-	for i := range 2000 {
-		k := fmt.Sprint("k", i)
-		tok, _, _ := s.Claim(ctx, k, "fp", time.Minute)
-		if err := s.Complete(ctx, k, tok, idem.Response{Status: 200, Body: body}, time.Minute); err != nil {
-			t.Fatal(err)
-		}
-	}
-	full := heap()
-	advance(2 * time.Minute) // every response's TTL is over
-	s.Claim(ctx, "one-more", "fp", time.Minute)
-	after := heap()
-	t.Logf("heap: %d MiB before, %d MiB with 2,000 responses, %d MiB after the sweep", base>>20, full>>20, after>>20)
-	if n := len(idem.MemoryRecords(s)); n != 1 {
-		t.Errorf("%d records left after the sweep, want 1", n)
-	}
-	if after > base+16<<20 {
-		t.Errorf("heap %d bytes after the sweep, started at %d", after, base)
-	}
-	// Within MemorySweep of a sweep, no sweep: claims stay O(1).
-	tok, _, _ := s.Claim(ctx, "short", "fp", time.Millisecond)
-	_ = tok
-	advance(idem.MemorySweep / 2)
-	s.Claim(ctx, "another", "fp", time.Minute)
-	if !idem.MemoryRecords(s)["short"] {
-		t.Error("a sweep ran within MemorySweep of the last one")
-	}
-	advance(idem.MemorySweep)
-	s.Claim(ctx, "again", "fp", time.Minute)
-	if idem.MemoryRecords(s)["short"] {
-		t.Error("an expired claim survived a sweep")
 	}
 }

@@ -14,7 +14,6 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/idem"
-	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // accountOf stands in for authentication: the caller's account.
@@ -71,68 +70,4 @@ func ExampleNew() {
 	// Output:
 	// 201 order 1 for acme (request 7c1e-order-1) replayed=""
 	// 201 order 1 for acme (request 7c1e-order-1) replayed="true"
-}
-
-// Once for a queue consumer: a redelivered message is not processed again.
-func ExampleOnce() {
-	store := idem.NewMemory()
-	ctx := context.Background()
-	handle := func(ctx context.Context) error {
-		fmt.Println("charging the card")
-		return nil
-	}
-	for range 2 { // the message and its redelivery
-		if err := idem.Once(ctx, store, "msg-42", handle, idem.OnceOptions{}); err != nil {
-			fmt.Println(err)
-		}
-	}
-	// Output:
-	// charging the card
-}
-
-// New refuses a Config without a Scope: sharing keys across callers must be a choice.
-func ExampleSingleTenant() {
-	_, err := idem.New(idem.Config{Store: idem.NewMemory()})
-	fmt.Println(errors.Is(err, idem.ErrNoScope))
-	_, err = idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
-	fmt.Println(err)
-	// Output:
-	// true
-	// <nil>
-}
-
-// OnceTx for a consumer whose effect is a row in the same database: the message key and
-// the row commit together, so a redelivery finds the key and writes nothing.
-func ExampleOnceTx() {
-	db, err := sql.Open("sqlite", "file:ledger-example?mode=memory&cache=shared")
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	dl, err := ledger.New(idem.SQLite, ledger.Options{TTL: 7 * 24 * time.Hour})
-	if err != nil {
-		panic(err)
-	}
-	if err := dl.CreateTable(ctx, db); err != nil {
-		panic(err)
-	}
-	if _, err := db.Exec("CREATE TABLE charges (msg TEXT, cents INTEGER)"); err != nil {
-		panic(err)
-	}
-	charge := func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO charges VALUES ('msg-42', 1999)")
-		return err
-	}
-	for range 2 { // the message and its redelivery
-		ran, err := ledger.OnceTx(ctx, db, dl, "msg-42", charge)
-		fmt.Println(ran, err)
-	}
-	var n int
-	db.QueryRow("SELECT count(*) FROM charges").Scan(&n)
-	fmt.Println(n, "charge")
-	// Output:
-	// true <nil>
-	// false <nil>
-	// 1 charge
 }

@@ -223,18 +223,23 @@ func TestMiddleware(t *testing.T) {
 				h := &orderHandler{}
 				srv := newServer(t, idem.Config{Store: st.store, Scope: tenantScope, LockTimeout: 600 * time.Millisecond}, h)
 				key := uniqueKey(t, "dead")
-				// A process claimed the key for this exact request and was killed. Whether a
+				// A process claimed the key for this exact request and was killed: its
+				// middleware claimed, and nothing it did after reached the store. Whether a
 				// request is refused while the claim holds is judged by the claim's own end:
 				// a request that answers before it must get 409, and the next one after it
 				// must run, however slow the machine.
-				mw, _ := idem.New(idem.Config{Store: st.store, Scope: idem.SingleTenant})
-				r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
-				if tok, _, err := st.store.Claim(context.Background(), idem.ScopedKey("acme", key), idem.Fingerprint(mw, r, []byte(`{}`)), 600*time.Millisecond); err != nil || tok == "" {
-					t.Fatalf("claim: %v", err)
-				}
-				rec, err := st.store.Get(context.Background(), idem.ScopedKey("acme", key))
-				if err != nil {
-					t.Fatal(err)
+				var scoped string
+				dying, _ := idem.New(idem.Config{Store: deadAfterClaim{st.store}, Scope: tenantScope, LockTimeout: 600 * time.Millisecond})
+				r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+				r.Header.Set("Idempotency-Key", key)
+				r.Header.Set("X-Tenant", "acme")
+				dying.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					k, _ := idem.KeyFrom(r.Context())
+					scoped = k.Scoped
+				})).ServeHTTP(httptest.NewRecorder(), r)
+				rec, err := st.store.Get(context.Background(), scoped)
+				if err != nil || rec.State != idem.InProgress {
+					t.Fatalf("the dead process's claim: %+v %v", rec, err)
 				}
 				resp, _ := post(t, srv.URL+"/", key, "acme", `{}`)
 				if answered := time.Now(); answered.Before(rec.LockedUntil) && resp.StatusCode != 409 {
@@ -306,34 +311,6 @@ func TestMiddlewareKeys(t *testing.T) {
 	}
 }
 
-func FuzzKeyHeader(f *testing.F) {
-	for _, s := range []string{"", "k", "a\x00b", strings.Repeat("x", 300), "ключ", "a\tb", "\x7f"} {
-		f.Add(s)
-	}
-	mw, _ := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
-	h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(201) }))
-	f.Fuzz(func(t *testing.T, key string) {
-		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
-		req.Header["Idempotency-Key"] = []string{key}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		switch {
-		case key == "":
-			if rec.Code != 201 {
-				t.Fatalf("no key: %d", rec.Code)
-			}
-		case func() bool { _, err := idem.ParseKey(key); return err != nil }():
-			if rec.Code != 400 {
-				t.Fatalf("invalid key %q: %d", key, rec.Code)
-			}
-		default:
-			if rec.Code != 201 {
-				t.Fatalf("key %q: %d", key, rec.Code)
-			}
-		}
-	})
-}
-
 func TestOnce(t *testing.T) {
 	for _, st := range stores(t) {
 		t.Run(st.name, func(t *testing.T) {
@@ -358,7 +335,7 @@ func TestOnce(t *testing.T) {
 				t.Fatalf("redelivery after an error: %v, %d runs", err, runs)
 			}
 			k3 := uniqueKey(t, "held")
-			st.store.Claim(ctx, k3, "", time.Minute)
+			st.store.Claim(ctx, idem.OnceKey(k3), "", time.Minute)
 			if err := idem.Once(ctx, st.store, k3, fn, idem.OnceOptions{}); !errors.Is(err, idem.ErrInProgress) {
 				t.Fatalf("held elsewhere: %v", err)
 			}
@@ -366,15 +343,75 @@ func TestOnce(t *testing.T) {
 	}
 }
 
-func TestScopedKey(t *testing.T) {
-	long := strings.Repeat("t", 1000)
-	if k := idem.ScopedKey(long, strings.Repeat("k", idem.MaxKeyLen)); len(k) > 330 {
-		t.Errorf("scoped key of %d bytes", len(k))
-	}
-	if idem.ScopedKey("a:b", "c") == idem.ScopedKey("a", "b:c") {
-		t.Error("two scopes share a key")
-	}
-	if idem.ScopedKey(long, "k") == idem.ScopedKey(long+"x", "k") {
-		t.Error("long scopes collide")
+// deadAfterClaim is the store of a process killed right after its claims: they reach the
+// store, and nothing after them does.
+type deadAfterClaim struct{ idem.Store }
+
+func (deadAfterClaim) Complete(context.Context, string, string, idem.Response, time.Duration) error {
+	return nil
+}
+func (deadAfterClaim) Release(context.Context, string, string) error              { return nil }
+func (deadAfterClaim) Renew(context.Context, string, string, time.Duration) error { return nil }
+
+// TestOnceNamespace: one store serves the middleware and Once, and message IDs shaped
+// like the key the middleware stores a tenant's request under (and like the key the
+// tenant sends) do not meet the tenant's requests: a message done first does not make the
+// tenant's first POST with that key a 422 or a replay, and a request done first does not
+// make the message a duplicate.
+func TestOnceNamespace(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			ctx := context.Background()
+			// The key the middleware stores a request of acme under, learnt on a store of
+			// its own.
+			storedAs := func(key string) string {
+				learn := newSpy(idem.NewMemory())
+				post(t, newServer(t, idem.Config{Store: learn, Scope: tenantScope}, &orderHandler{}).URL, key, "acme", `{}`)
+				return (<-learn.claims).key
+			}
+			runs := 0
+			run := func(context.Context) error { runs++; return nil }
+			spy := newSpy(st.store)
+			h := &orderHandler{}
+			srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope}, h)
+
+			// The messages first.
+			k1 := uniqueKey(t, "order")
+			s1 := storedAs(k1)
+			for _, msg := range []string{s1, k1} {
+				if err := idem.Once(ctx, st.store, msg, run, idem.OnceOptions{}); err != nil {
+					t.Fatalf("Once(%q): %v", msg, err)
+				}
+			}
+			if runs != 2 {
+				t.Fatalf("%d runs of two new messages", runs)
+			}
+			resp, body := post(t, srv.URL, k1, "acme", `{"cents":1}`)
+			if resp.StatusCode != http.StatusCreated || resp.Header.Get(idem.ReplayedHeader) != "" || h.runs.Load() != 1 {
+				t.Fatalf("acme's first POST with key %q after a message %q: %d replayed=%q %s, %d runs",
+					k1, s1, resp.StatusCode, resp.Header.Get(idem.ReplayedHeader), body, h.runs.Load())
+			}
+			if c := <-spy.claims; c.key != s1 {
+				t.Errorf("the request was stored as %q, on a store of its own as %q", c.key, s1)
+			}
+			if resp, _ := post(t, srv.URL, k1, "acme", `{"cents":1}`); resp.Header.Get(idem.ReplayedHeader) != "true" || h.runs.Load() != 1 {
+				t.Errorf("the retry of the POST: %d replayed=%q, %d runs", resp.StatusCode, resp.Header.Get(idem.ReplayedHeader), h.runs.Load())
+			}
+
+			// The request first.
+			k2 := uniqueKey(t, "order")
+			if resp, _ := post(t, srv.URL, k2, "acme", `{"cents":2}`); resp.StatusCode != http.StatusCreated {
+				t.Fatalf("POST: %d", resp.StatusCode)
+			}
+			s2 := (<-spy.claims).key
+			for _, msg := range []string{s2, k2} {
+				if err := idem.Once(ctx, st.store, msg, run, idem.OnceOptions{}); err != nil {
+					t.Fatalf("Once(%q): %v", msg, err)
+				}
+			}
+			if runs != 4 {
+				t.Errorf("messages %q and %q after acme's request: %d runs, want 2", s2, k2, runs-2)
+			}
+		})
 	}
 }

@@ -86,7 +86,8 @@ func TestWaiterSeesAnotherRequest(t *testing.T) {
 	gate := make(chan struct{})
 	started := make(chan struct{})
 	p1, _ := idem.New(idem.Config{Store: store, Scope: idem.SingleTenant, Logger: discard})
-	p2, _ := idem.New(idem.Config{Store: store, Scope: idem.SingleTenant, Wait: time.Minute, Logger: discard})
+	polled := &pollSignal{Store: store, polled: make(chan struct{})}
+	p2, _ := idem.New(idem.Config{Store: polled, Scope: idem.SingleTenant, Wait: time.Minute, Logger: discard})
 	failing := p1.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)
 		<-gate
@@ -109,14 +110,8 @@ func TestWaiterSeesAnotherRequest(t *testing.T) {
 		p2.Wrap(http.NotFoundHandler()).ServeHTTP(rec, req("A"))
 		retry <- rec
 	}()
-	// The retry is waiting once the key has a watch in p2.
-	for {
-		n := idem.Watched(p2)
-		if n > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	// The retry is waiting once p2 polls the key.
+	<-polled.polled
 	close(gate) // A fails and releases; C takes the key at once in p1
 	var rec *httptest.ResponseRecorder
 	for rec == nil {
@@ -134,6 +129,19 @@ func TestWaiterSeesAnotherRequest(t *testing.T) {
 	if rec.Code == 201 && strings.Contains(rec.Body.String(), "response to C") {
 		t.Fatalf("the retry of A got C's response")
 	}
+}
+
+// pollSignal is a store that closes polled at the first Get: the middleware reads a key
+// only to see how a request it waits for ended.
+type pollSignal struct {
+	idem.Store
+	once   sync.Once
+	polled chan struct{}
+}
+
+func (s *pollSignal) Get(ctx context.Context, key string) (*idem.Record, error) {
+	s.once.Do(func() { close(s.polled) })
+	return s.Store.Get(ctx, key)
 }
 
 // TestFlushThenStatus: a handler that flushes before setting a status has sent 200; a

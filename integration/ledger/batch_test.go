@@ -19,10 +19,11 @@ import (
 	"github.com/idgen/idgen/runtime/ledger"
 )
 
-// batchDB returns a fresh database of each server (PostgreSQL and MySQL when their
-// variables are set, SQLite always) with a ledger's table and an effects table without a
-// unique index, so that only the ledger keeps a message from running twice.
-func batchDBs(t *testing.T, ttl time.Duration) map[string]func(t *testing.T) (*sql.DB, *ledger.Ledger) {
+// batchDBs returns a fresh database of each server (PostgreSQL and MySQL when their
+// variables are set, SQLite always) with a table for a ledger made with opts and an
+// effects table without a unique index, so that only the ledger keeps a message from
+// running twice.
+func batchDBs(t *testing.T, opts ledger.Options) map[string]func(t *testing.T) (*sql.DB, *ledger.Ledger) {
 	open := func(t *testing.T, driver, dsn string, d ledger.Dialect) (*sql.DB, *ledger.Ledger) {
 		t.Helper()
 		db, err := sql.Open(driver, dsn)
@@ -30,7 +31,7 @@ func batchDBs(t *testing.T, ttl time.Duration) map[string]func(t *testing.T) (*s
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		l, err := ledger.New(d, ledger.Options{TTL: ttl})
+		l, err := ledger.New(d, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ var errBoom = errors.New("boom")
 // effect, and an expired key, on each server.
 func TestRecordBatch(t *testing.T) {
 	ctx := context.Background()
-	for name, open := range batchDBs(t, 0) {
+	for name, open := range batchDBs(t, ledger.Options{}) {
 		t.Run(name, func(t *testing.T) {
 			db, l := open(t)
 			ran, err := runBatch(ctx, db, l, []string{"c", "a", "b", "a"}, "")
@@ -149,13 +150,18 @@ func TestRecordBatch(t *testing.T) {
 // TestRecordBatchExpired: a key whose TTL is over is recorded again by a batch, once.
 func TestRecordBatchExpired(t *testing.T) {
 	ctx := context.Background()
-	for name, open := range batchDBs(t, time.Millisecond) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	for name, open := range batchDBs(t, ledger.Options{TTL: time.Hour, Now: clock}) {
 		t.Run(name, func(t *testing.T) {
 			db, l := open(t)
 			if ran, err := runBatch(ctx, db, l, []string{"x", "y"}, ""); err != nil || !slices.Equal(ran, []bool{true, true}) {
 				t.Fatalf("first batch: %v %v", ran, err)
 			}
-			time.Sleep(5 * time.Millisecond) // past the 1 ms TTL: the keys are forgotten
+			mu.Lock()
+			now = now.Add(time.Hour) // the TTL is over: the keys are forgotten
+			mu.Unlock()
 			ran, err := runBatch(ctx, db, l, []string{"x", "z", "x"}, "")
 			if want := []bool{true, true, false}; err != nil || !slices.Equal(ran, want) {
 				t.Fatalf("after the TTL: ran=%v %v, want %v", ran, err, want)
@@ -170,7 +176,7 @@ func TestRecordBatchExpired(t *testing.T) {
 // again).
 func TestRecordBatchConcurrent(t *testing.T) {
 	ctx := context.Background()
-	for name, open := range batchDBs(t, 0) {
+	for name, open := range batchDBs(t, ledger.Options{}) {
 		t.Run(name, func(t *testing.T) {
 			db, l := open(t)
 			keys := make([]string, 40)

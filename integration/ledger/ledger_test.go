@@ -179,21 +179,3 @@ func TestLedger(t *testing.T) {
 		})
 	}
 }
-
-func TestNewLedger(t *testing.T) {
-	for _, d := range []ledger.Dialect{ledger.Postgres, ledger.MySQL, ledger.SQLite} {
-		l, err := ledger.New(d, ledger.Options{Table: "app.done"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(l.Schema()) == 0 {
-			t.Errorf("%v: no schema", d)
-		}
-		if _, err := ledger.New(d, ledger.Options{Table: "done; DROP TABLE x"}); !errors.Is(err, ledger.ErrInvalidTable) {
-			t.Errorf("%v: hostile table: %v", d, err)
-		}
-	}
-	if _, err := ledger.New(0, ledger.Options{}); !errors.Is(err, ledger.ErrUnknownDialect) {
-		t.Errorf("no dialect: %v", err)
-	}
-}

@@ -14,20 +14,22 @@ import (
 // so that what the handler records (an order's request ID) is exactly what the middleware
 // used.
 type Key struct {
-	// Scope is what Config.Scope returned for the caller.
+	// Scope is what Config.Scope returned for the caller; empty under Once.
 	Scope string
-	// Value is the key the client sent, a Structured Field string ("abc") unquoted.
+	// Value is the key the client sent, a Structured Field string ("abc") unquoted, or
+	// the message key given to Once.
 	Value string
 	// Scoped is the key in the store: Scope and Value joined so no two pairs give one
-	// string.
+	// string (it starts with the length of Scope in decimal), or OnceKey(Value) under
+	// Once, which starts with a letter: no request's key is a message's.
 	Scoped string
 }
 
 type keyContext struct{}
 
-// KeyFrom returns the key the middleware serves the request of ctx under, and false when
-// ctx is not a request the middleware claimed a key for (no key, a method it passes
-// through).
+// KeyFrom returns the key the middleware serves the request of ctx under (or Once runs
+// its function under), and false when ctx is not one the middleware or Once claimed a
+// key for (no key, a method the middleware passes through).
 func KeyFrom(ctx context.Context) (Key, bool) {
 	k, ok := ctx.Value(keyContext{}).(*Key)
 	if !ok {
@@ -51,8 +53,8 @@ func parseKey(v string) (string, error) {
 	if v == "" {
 		return "", errors.New("the key is empty")
 	}
-	if len(v) > maxKeyLen {
-		return "", fmt.Errorf("the key is %d bytes long; at most %d", len(v), maxKeyLen)
+	if len(v) > MaxKeyLen {
+		return "", fmt.Errorf("the key is %d bytes long; at most %d", len(v), MaxKeyLen)
 	}
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c == 0x7f {
@@ -99,7 +101,8 @@ func unquoteSF(v string) (string, error) {
 
 // scopedKey joins scope and key so that no two (scope, key) pairs give one string. A
 // scope longer than 64 bytes is replaced by its SHA-256, so a scoped key stays within
-// what the stores index (at most 330 bytes).
+// what the stores index (at most 330 bytes). It starts with a decimal digit, as no key of
+// Once does (see oncePrefix).
 func scopedKey(scope, key string) string {
 	if len(scope) > 64 {
 		sum := sha256.Sum256([]byte(scope))

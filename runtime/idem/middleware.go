@@ -42,11 +42,12 @@ type Config struct {
 	// request. Nil: the body's bytes.
 	FingerprintBody func(body []byte) []byte
 	// LockTimeout is how long a claim whose holder stopped renewing it stays in progress
-	// before the holder is presumed dead and another request may take the key; default one
-	// minute. Work may take longer: the claim is renewed every LockTimeout/3 while the
-	// handler runs, and the handler's context is cancelled if it cannot be.
+	// before the holder is presumed dead and another request may take the key;
+	// DefaultLockTimeout if zero. Work may take longer: the claim is renewed every
+	// LockTimeout/3 while the handler runs, and the handler's context is cancelled if it
+	// cannot be.
 	LockTimeout time.Duration
-	// TTL is how long a completed response is kept for replay; default 24 hours.
+	// TTL is how long a completed response is kept for replay; DefaultTTL if zero.
 	TTL time.Duration
 	// Wait, when positive, makes a request whose key is in progress wait up to Wait for the
 	// first one to finish and then get its response; zero answers 409 at once.
@@ -55,10 +56,10 @@ type Config struct {
 	// default: 5xx. A panicking handler always releases.
 	Release func(status int) bool
 	// MaxRequestBytes bounds the request body read for the fingerprint (413 above it);
-	// default 1 MiB.
+	// DefaultMaxRequestBytes if zero.
 	MaxRequestBytes int64
 	// MaxResponseBytes bounds a stored response body, and the memory a response takes;
-	// default 1 MiB. A larger response streams to the client as the handler writes it, and
+	// DefaultMaxResponseBytes if zero. A larger response streams to the client as the handler writes it, and
 	// the key is completed with its status and headers but not its body: a retry gets that
 	// status, a problem+json body saying so and an Idempotency-Warning, and the handler
 	// does not run again. A handler that flushes or hijacks is treated the same way.
@@ -85,8 +86,23 @@ const WarningHeader = "Idempotency-Warning"
 // DefaultKeyHeader is the header read for the key unless Config.KeyHeaders says otherwise.
 const DefaultKeyHeader = "Idempotency-Key"
 
-// maxKeyLen is the longest key accepted.
-const maxKeyLen = 255
+// Defaults for the zero fields of Config (and, for the lock and the TTL, of OnceOptions).
+const (
+	// DefaultLockTimeout is how long a claim whose holder stopped renewing it holds its
+	// key: the time to notice a dead holder, not a bound on the work.
+	DefaultLockTimeout = time.Minute
+	// DefaultTTL is how long a completed key is kept: a response for replay, a message
+	// marked done by Once.
+	DefaultTTL = 24 * time.Hour
+	// DefaultMaxRequestBytes is the largest request body read for the fingerprint.
+	DefaultMaxRequestBytes = 1 << 20
+	// DefaultMaxResponseBytes is the largest response body kept for replay.
+	DefaultMaxResponseBytes = 1 << 20
+)
+
+// MaxKeyLen is the longest key, in bytes, the middleware accepts from a client (after
+// unquoting a Structured Field string); a longer one gets 400.
+const MaxKeyLen = 255
 
 // retryAfter is the Retry-After, in seconds, of answers that ask the client to retry.
 const retryAfter = "1"
@@ -117,19 +133,19 @@ func New(cfg Config) (*Middleware, error) {
 		cfg.Methods = []string{http.MethodPost, http.MethodPatch}
 	}
 	if cfg.LockTimeout <= 0 {
-		cfg.LockTimeout = time.Minute
+		cfg.LockTimeout = DefaultLockTimeout
 	}
 	if cfg.TTL <= 0 {
-		cfg.TTL = 24 * time.Hour
+		cfg.TTL = DefaultTTL
 	}
 	if cfg.Release == nil {
 		cfg.Release = func(status int) bool { return status >= 500 }
 	}
 	if cfg.MaxRequestBytes <= 0 {
-		cfg.MaxRequestBytes = 1 << 20
+		cfg.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = 1 << 20
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	cfg.FingerprintHeaders = slices.Clone(cfg.FingerprintHeaders)
 	for i, h := range cfg.FingerprintHeaders {

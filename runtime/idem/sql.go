@@ -54,11 +54,14 @@ func (e *KeyTooLongError) Error() string {
 	return fmt.Sprintf("idem: key of %d bytes; the store keeps at most %d", e.Len, e.Max)
 }
 
-// SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
+// SQLOptions configures an [SQL] store. The zero value uses DefaultTable and time.Now.
 type SQLOptions struct {
 	// Table is the table of keys, DefaultTable if empty; it may be qualified by a schema
 	// ("app.idempotency") and must follow the rule of TableError.
 	Table string
+	// Now is the clock the store stamps and judges locks and TTLs by, time.Now if nil
+	// (tests move it). Every process sharing a table must use clocks that agree.
+	Now func() time.Time
 }
 
 // SQL is a Store on one table of PostgreSQL, MySQL/MariaDB or SQLite, through
@@ -68,10 +71,10 @@ type SQLOptions struct {
 // token; Purge is one DELETE. Statements the database aborted for contention (deadlock,
 // busy SQLite file) are retried. Safe for concurrent use, by any number of processes.
 //
-// Times are Unix milliseconds from the clock of the process calling the store, so the
-// clocks of the processes sharing a table must agree (NTP): a clock ahead by d takes over
-// in-progress claims d early. Get, like Memory's, returns records whose time is
-// over until Purge removes them; Claim treats them as absent.
+// Times are Unix milliseconds from the clock of the process calling the store
+// (SQLOptions.Now), so the clocks of the processes sharing a table must agree (NTP): a
+// clock ahead by d takes over in-progress claims d early. Get, like Memory's, returns
+// records whose time is over until Purge removes them; Claim treats them as absent.
 //
 // Call CreateTable once at start, or run the statements of Schema in your migrations.
 // Open SQLite in WAL mode with a busy timeout, so that writers wait for each other in
@@ -99,8 +102,8 @@ const (
 )
 
 // probeKey is the key of the row the MySQL store upserts twice to learn what its
-// connections count: a key no middleware makes (scoped keys start with a digit), kept
-// expired so that Purge removes it.
+// connections count: a key neither the middleware (its keys start with a digit) nor Once
+// (its keys start with "once:") makes, kept expired so that Purge removes it.
 const probeKey = "\x00idgen:affected-rows-probe"
 
 // probeSQL upserts the probe row without changing it the second time. $1 the key.
@@ -142,7 +145,10 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &SQL{db: db, dialect: dialect, table: table, now: time.Now}
+	s := &SQL{db: db, dialect: dialect, table: table, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if dialect == MySQL {
 		s.claim = s.bind(claimMySQL)
 	} else {

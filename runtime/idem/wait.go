@@ -7,17 +7,19 @@ import (
 	"time"
 )
 
-// Polling bounds for requests waiting on a key in progress: the first look after
-// minPoll, then twice as long each time, at most maxPoll apart.
+// How a request waiting on a key in progress (Config.Wait) polls the store: the first read
+// MinWaitPoll after it starts waiting, then twice as long after each read, at most
+// MaxWaitPoll apart. The waiters of one key in one process share one poll, so a key costs
+// at most 1/MaxWaitPoll reads a second per process however many requests wait on it; a
+// claim the process itself ends wakes its waiters at once.
 const (
-	minPoll = 5 * time.Millisecond
-	maxPoll = 100 * time.Millisecond
+	MinWaitPoll = 5 * time.Millisecond
+	MaxWaitPoll = 100 * time.Millisecond
 )
 
 // watches shares the waiting for keys in progress: however many requests of one process
-// wait on a key, one goroutine polls the store for it (at most every maxPoll, so at most
-// 1/maxPoll reads a second per key and process), and a claim this process ends wakes its
-// waiters at once.
+// wait on a key, one goroutine polls the store for it (at most every MaxWaitPoll), and a
+// claim this process ends wakes its waiters at once.
 type watches struct {
 	mu sync.Mutex
 	m  map[string]*watch
@@ -92,7 +94,7 @@ func (ws *watches) wake(key string) {
 // poll reads the key until it has an outcome for the watch's waiters, or they all left.
 func (ws *watches) poll(ctx context.Context, store Store, key string, w *watch) {
 	defer w.stop()
-	pause := minPoll
+	pause := MinWaitPoll
 	t := time.NewTimer(pause)
 	defer t.Stop()
 	for {
@@ -119,7 +121,7 @@ func (ws *watches) poll(ctx context.Context, store Store, key string, w *watch) 
 		}
 		// A store error is retried like an answer of "still in progress": the waiters'
 		// deadline bounds it.
-		pause = min(pause*2, maxPoll)
+		pause = min(pause*2, MaxWaitPoll)
 		t.Reset(pause)
 	}
 }

@@ -23,8 +23,11 @@ type Dialect = sqlstore.Dialect
 // Postgres, MySQL and SQLite are the dialects New knows.
 const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
 
-// TableError reports a table name New refuses, by the rule runtime/idem, runtime/lease
-// and runtime/segment follow too (see idem.TableError). It matches ErrInvalidTable.
+// TableError reports a table name New refuses. The name is spliced into SQL unquoted, so
+// it must be one or two dot-separated parts ("idgen_done", "app.idgen_done"), each 1 to
+// 63 ASCII letters, digits or underscores, not starting with a digit; Reason says which
+// part of the rule Table breaks. The same rule and type hold in runtime/idem,
+// runtime/lease and runtime/segment. It matches ErrInvalidTable.
 type TableError = sqlstore.TableError
 
 // ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of New
@@ -72,8 +75,7 @@ type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// Options configures a Ledger. The zero value uses DefaultTable and
-// DefaultTTL.
+// Options configures a Ledger. The zero value uses DefaultTable, DefaultTTL and time.Now.
 type Options struct {
 	// Table is the table of keys, DefaultTable if empty; the rule of TableError.
 	Table string
@@ -91,22 +93,25 @@ type Options struct {
 // consumers with one key serialise on the key's row, and the second finds it committed
 // (or, if the first rolled back, runs). Under PostgreSQL's REPEATABLE READ or
 // SERIALIZABLE the second gets a serialization failure instead of waiting, and on MySQL
-// three or more at once can deadlock on the key's row: OnceTx runs such transactions again;
-// callers of Record in their own transactions must do the same. Use Once for work whose
-// effects are outside the database.
+// transactions that meet one expired key at once can deadlock on its row (so can those
+// that meet any recorded key, through an Execer that is not a Queryer): OnceTx runs such
+// transactions again; callers of Record in their own transactions must do the same
+// (Retry). Use idem.Once for work whose effects are outside the database.
 //
 // Record inserts first: one statement when the key is new. On PostgreSQL and SQLite it is
 // INSERT ... ON CONFLICT DO UPDATE ... WHERE expired, which never fails (a failed
-// statement would abort a PostgreSQL transaction); on MySQL a plain INSERT, and on a
-// duplicate an UPDATE that takes an expired key, since MySQL keeps the transaction
-// usable after a duplicate-key error.
+// statement would abort a PostgreSQL transaction); on MySQL a plain INSERT (MySQL keeps
+// the transaction usable after a duplicate-key error) and, on a duplicate, a read of the
+// key's expiry in share mode (the lock the duplicate already took) and an UPDATE only
+// when the key has expired (a redelivery costs two statements there, one elsewhere).
 type Ledger struct {
 	dialect Dialect
 	table   string
 	ttl     time.Duration
 	now     func() time.Time
-	// The insert; on MySQL, takeover takes an expired key after the insert met it.
-	record, takeover, purge sqlbind.Stmt
+	// The insert; on MySQL, after the insert met the key, expiry reads when it expires
+	// and takeover takes it if it has.
+	record, expiry, takeover, purge sqlbind.Stmt
 }
 
 // New returns a Ledger for databases speaking dialect. It touches no database: call
@@ -132,6 +137,7 @@ func New(dialect Dialect, opts Options) (*Ledger, error) {
 	}
 	if dialect == MySQL {
 		l.record = bind(`INSERT INTO {t} ({key}, expires_at) VALUES ($1, $2)`)
+		l.expiry = bind(`SELECT expires_at FROM {t} WHERE {key} = $1 LOCK IN SHARE MODE`)
 		l.takeover = bind(`UPDATE {t} SET expires_at = $2 WHERE {key} = $1 AND expires_at <= $3`)
 	} else {
 		l.record = bind(`INSERT INTO {t} AS d ({key}, expires_at) VALUES ($1, $2)
@@ -199,12 +205,21 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 		if !sqlerr.MySQLDuplicate(err) {
 			return false, fmt.Errorf("ledger: recording a key in %s: %w", l.table, err)
 		}
+		if q, ok := tx.(Queryer); ok {
+			live, err := l.live(ctx, q, key, nowMs)
+			if err != nil || live {
+				return false, err
+			}
+		}
 		res, err := tx.ExecContext(ctx, l.takeover.Query, l.takeover.Args([]byte(key), exp, nowMs)...)
 		if err != nil {
 			return false, fmt.Errorf("ledger: recording an expired key in %s: %w", l.table, err)
 		}
 		n, err := res.RowsAffected()
-		return n > 0, err
+		if err != nil {
+			return false, fmt.Errorf("ledger: recording an expired key in %s: %w", l.table, err)
+		}
+		return n > 0, nil
 	}
 	res, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp, nowMs)...)
 	if err != nil {
@@ -217,6 +232,30 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 	return n > 0, nil
 }
 
+// live reports, on MySQL, whether the key a duplicate-key error was met for is within its
+// TTL. The read locks the row in share mode, as the duplicate already did: many
+// transactions that met one recorded key (redeliveries at once) all hold that shared lock,
+// and an UPDATE of the row from any of them would wait for the others' locks, each for
+// the others', until InnoDB killed all but one as deadlocked. Reading first, only a key
+// past its TTL is updated.
+func (l *Ledger) live(ctx context.Context, q Queryer, key string, nowMs int64) (bool, error) {
+	rows, err := q.QueryContext(ctx, l.expiry.Query, l.expiry.Args([]byte(key))...)
+	if err != nil {
+		return false, fmt.Errorf("ledger: reading a key in %s: %w", l.table, err)
+	}
+	defer rows.Close()
+	var exp int64
+	if rows.Next() {
+		err = rows.Scan(&exp)
+	} else {
+		err = rows.Err()
+	}
+	if err != nil {
+		return false, fmt.Errorf("ledger: reading a key in %s: %w", l.table, err)
+	}
+	return exp > nowMs, nil
+}
+
 // Purge deletes the keys whose TTL is over and returns how many: one indexed DELETE.
 func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
 	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(toMs(l.now(), 0))...)
@@ -224,7 +263,10 @@ func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
 		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
+	}
+	return int(n), nil
 }
 
 // MaxTxAttempts bounds how often OnceTx, OnceIn, OnceTxBatch and Retry run a transaction
@@ -259,7 +301,7 @@ func Retry(ctx context.Context, fn func() error) error {
 // commits both, or neither: it reports whether fn ran and committed (true), or the key was
 // already recorded (false, nothing run). An error from fn, or a panic, rolls everything
 // back, so a redelivery runs it again. A transaction the database aborted for contention
-// is run again, fn included (its effects were rolled back), up to 10 times.
+// is run again, fn included (its effects were rolled back), MaxTxAttempts times at most.
 func OnceTx(ctx context.Context, db *sql.DB, l *Ledger, key string, fn func(ctx context.Context, tx *sql.Tx) error) (ran bool, err error) {
 	begin := func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) }
 	return OnceIn(ctx, begin, l, key, fn)
@@ -474,7 +516,8 @@ func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mar
 // ran[i] reports whether fn ran for keys[i] and committed. An error from fn (or a panic)
 // rolls the whole batch back, keys and effects, and is returned with ran nil: the caller
 // runs the messages again, one by one with OnceTx, to learn which one fails. A transaction
-// the database aborted for contention is run again, fn included, up to 10 times.
+// the database aborted for contention is run again, fn included, MaxTxAttempts times at
+// most.
 //
 // On PostgreSQL the transaction first tries a plain INSERT of the keys, which costs the
 // server less than RecordBatch's statement when every key is new (the usual batch); when

@@ -1,0 +1,102 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
+)
+
+// TestNewLedger: the schema of each dialect, qualified tables, unknown dialects, and the
+// table rule runtime/idem, runtime/lease and runtime/segment share, on the names they
+// test. New touches no database, so this needs none.
+func TestNewLedger(t *testing.T) {
+	for _, tc := range []struct {
+		dialect Dialect
+		table   string
+		n       int      // statements
+		frags   []string // fragments of the statements, in order
+	}{
+		{Postgres, "", 2, []string{"TABLE IF NOT EXISTS idgen_done (\n\tkey        bytea", "INDEX IF NOT EXISTS idgen_done_expires_at ON idgen_done (expires_at)"}},
+		{Postgres, "app.done", 2, []string{"TABLE IF NOT EXISTS app.done (", "INDEX IF NOT EXISTS done_expires_at ON app.done "}},
+		{MySQL, "", 1, []string{"TABLE IF NOT EXISTS idgen_done (\n\t`key`      VARBINARY(512)"}},
+		{MySQL, "app.done", 1, []string{"TABLE IF NOT EXISTS app.done (", "INDEX done_expires_at (expires_at)\n) ENGINE=InnoDB"}},
+		{SQLite, "main.done", 2, []string{"TABLE IF NOT EXISTS main.done (", "INDEX IF NOT EXISTS main.done_expires_at ON done "}},
+	} {
+		l, err := New(tc.dialect, Options{Table: tc.table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := l.Schema()
+		all := strings.Join(got, ";\n")
+		if len(got) != tc.n {
+			t.Errorf("%s %q: %d statements, want %d:\n%s", tc.dialect, tc.table, len(got), tc.n, all)
+		}
+		rest := all
+		for _, frag := range tc.frags {
+			i := strings.Index(rest, frag)
+			if i < 0 {
+				t.Errorf("%s %q: the schema lacks %q where expected:\n%s", tc.dialect, tc.table, frag, all)
+				break
+			}
+			rest = rest[i+len(frag):]
+		}
+	}
+	for _, d := range []Dialect{Dialect(9), 0} {
+		if _, err := New(d, Options{}); !errors.Is(err, ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "ledger: ") {
+			t.Errorf("New(%v): %v, want ErrUnknownDialect", d, err)
+		}
+	}
+	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+		for _, name := range sqlstore.HostileTables() {
+			if name == "" {
+				continue // Options' zero value: DefaultTable
+			}
+			_, err := New(d, Options{Table: name})
+			var te *TableError
+			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidTable) || !strings.HasPrefix(err.Error(), "ledger: invalid table name ") {
+				t.Errorf("New(%v, %q): %v, want a *TableError", d, name, err)
+			}
+		}
+		for _, name := range sqlstore.GoodTables() {
+			if _, err := New(d, Options{Table: name}); err != nil {
+				t.Errorf("New(%v, %q): %v", d, name, err)
+			}
+		}
+	}
+}
+
+// TestKeyTooLong: a key over MaxKeyLen is refused before any statement (the transaction
+// is nil here), alone and in a batch.
+func TestKeyTooLong(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("k", MaxKeyLen+1)
+	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+		l, err := New(d, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tooLong *KeyTooLongError
+		if _, err := l.Record(ctx, nil, long); !errors.As(err, &tooLong) || tooLong.Len != MaxKeyLen+1 || tooLong.Max != MaxKeyLen || !strings.HasPrefix(err.Error(), "ledger: ") {
+			t.Errorf("%v: Record of %d bytes: %v", d, len(long), err)
+		}
+		if _, err := l.RecordBatch(ctx, nil, []string{"a", long}); !errors.As(err, &tooLong) {
+			t.Errorf("%v: RecordBatch with a key of %d bytes: %v", d, len(long), err)
+		}
+	}
+}
+
+// TestBatchKeys: a batch's keys are recorded once each, in sorted order (so overlapping
+// batches lock them in one order), each at its first place.
+func TestBatchKeys(t *testing.T) {
+	at, uniq, err := batchKeys([]string{"c", "a", "b", "a", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(uniq, []string{"a", "b", "c"}) || at["a"] != 1 || at["b"] != 2 || at["c"] != 0 {
+		t.Errorf("batchKeys: %v %v", uniq, at)
+	}
+}
