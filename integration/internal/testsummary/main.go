@@ -153,9 +153,9 @@ func skipReason(out []string) string {
 func (s *summary) print(w io.Writer) {
 	fmt.Fprintf(w, "\ntests and subtests: %d ran (%d passed, %d failed), %d skipped\n", s.ran, s.passed, s.failed, s.skipped)
 	if len(s.servers) == 0 {
-		fmt.Fprintln(w, "tests that ran on a server (from internal/testdb): none")
+		fmt.Fprintln(w, "tests that ran on a server (from testdb and redistest): none")
 	} else {
-		fmt.Fprintln(w, "tests that ran on a server (from internal/testdb), by server:")
+		fmt.Fprintln(w, "tests that ran on a server (from testdb and redistest), by server:")
 		for _, name := range sortedKeys(s.servers) {
 			fmt.Fprintf(w, "  %5d  %s\n", s.servers[name], name)
 		}
