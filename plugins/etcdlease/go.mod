@@ -25,7 +25,4 @@ require (
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/plugins/redis => ../redis
-)
+replace github.com/idgen/idgen => ../..
