@@ -252,6 +252,9 @@ func tidyAll(root string, mods []Module, keepSums bool) error {
 			if err := tidy(root, m, proxy); err != nil {
 				return err
 			}
+			if err := prune(root, m); err != nil {
+				return err
+			}
 		}
 	}
 	if keepSums {
@@ -300,10 +303,57 @@ func pin(root string, m Module, mods []Module, v string) error {
 			}
 		}
 	}
+	if !m.Published {
+		// Every unpublished sibling replaced by its folder, so tidy finds the ones m
+		// imports; prune drops the others afterwards.
+		for _, o := range mods {
+			if o.Published || o.Dir == m.Dir {
+				continue
+			}
+			rel, err := filepath.Rel(filepath.Join(root, m.Dir), filepath.Join(root, o.Dir))
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if !strings.HasPrefix(rel, ".") {
+				rel = "./" + rel
+			}
+			if err := f.AddReplace(o.Path, "", rel, ""); err != nil {
+				return err
+			}
+		}
+	}
 	f.Cleanup()
 	if m.Published && len(f.Replace) > 0 {
 		return fmt.Errorf("%s: a published module carries replace directives (go install refuses them)", name)
 	}
+	out, err := f.Format()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, out, 0o644)
+}
+
+// prune drops the replace directives of m's go.mod for this repository's modules that m
+// does not require.
+func prune(root string, m Module) error {
+	name := filepath.Join(root, m.Dir, "go.mod")
+	f, err := modfile.Parse(name, mustRead(name), nil)
+	if err != nil {
+		return err
+	}
+	required := map[string]bool{}
+	for _, r := range f.Require {
+		required[r.Mod.Path] = true
+	}
+	for _, r := range slices.Clone(f.Replace) {
+		if (r.Old.Path == repoPath || strings.HasPrefix(r.Old.Path, repoPath+"/")) && !required[r.Old.Path] {
+			if err := f.DropReplace(r.Old.Path, r.Old.Version); err != nil {
+				return err
+			}
+		}
+	}
+	f.Cleanup()
 	out, err := f.Format()
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ module github.com/idgen/idgen/plugins/idotel
 go 1.26.0
 
 require (
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
 	go.opentelemetry.io/otel v1.44.0
 	go.opentelemetry.io/otel/metric v1.44.0
 	go.opentelemetry.io/otel/sdk/metric v1.44.0
@@ -27,9 +27,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/plugins/redis => ../redis
 )

@@ -3,7 +3,7 @@ module github.com/idgen/idgen/plugins/redis
 go 1.26.0
 
 require (
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -12,5 +12,3 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 )
-
-replace github.com/idgen/idgen => ../..
