@@ -432,13 +432,18 @@ func goCmd(root string, m Module, proxy string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// tidy runs go mod tidy in m.
+// tidy runs go mod tidy in m, and drops the empty require blocks tidy leaves behind when
+// it empties one.
 func tidy(root string, m Module, proxy string) error {
 	if err := goCmd(root, m, proxy, "mod", "tidy").Run(); err != nil {
 		return fmt.Errorf("go mod tidy in %s: %w", m.Dir, err)
 	}
-	return nil
+	name := filepath.Join(root, m.Dir, "go.mod")
+	b := emptyBlock.ReplaceAll(mustRead(name), nil)
+	return os.WriteFile(name, b, 0o644)
 }
+
+var emptyBlock = regexp.MustCompile(`(?m)^\n?require \(\n\)\n`)
 
 // dropSums removes the lines of this repository's modules from m's go.sum.
 func dropSums(root string, m Module) error {

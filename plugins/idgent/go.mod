@@ -4,13 +4,11 @@ go 1.26.0
 
 require (
 	entgo.io/ent v0.14.5
-	github.com/go-sql-driver/mysql v1.11.0
 	github.com/idgen/idgen v0.1.0
 )
 
 require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect
-	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/agext/levenshtein v1.2.3 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/bmatcuk/doublestar v1.3.4 // indirect
