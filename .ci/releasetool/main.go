@@ -6,8 +6,8 @@
 //	releasetool list           the modules, root first: folder, path, published or unpublished
 //	releasetool set VERSION    require every published module at VERSION everywhere, drop
 //	                           the replace directives of published modules, write VERSION
-//	                           into version.go, and tidy every module
-//	releasetool tidy           tidy every module at the current version
+//	                           into version.go, write go.work, and tidy every module
+//	releasetool tidy           write go.work and tidy every module at the current version
 //	releasetool proxy DIR      write every published module, at the current version, into
 //	                           DIR as a file:// module proxy (GOPROXY=file://DIR)
 //	releasetool check          the layout rules: no module where it could import another
@@ -82,7 +82,9 @@ func main() {
 		}
 		err = set(root, mods, args[0])
 	case cmd == "tidy" && len(args) == 0:
-		err = tidyAll(root, mods, false)
+		if err = writeWork(root, mods); err == nil {
+			err = tidyAll(root, mods, false)
+		}
 	case cmd == "check" && len(args) == 0:
 		err = check(root, mods)
 	case cmd == "proxy" && len(args) == 1:
@@ -211,7 +213,45 @@ func set(root string, mods []Module, v string) error {
 	if err := os.WriteFile(name, versionRE.ReplaceAll(src, []byte(`const Version = "`+v+`"`)), 0o644); err != nil {
 		return err
 	}
+	if err := writeWork(root, mods); err != nil {
+		return err
+	}
 	return tidyAll(root, mods, true)
+}
+
+// writeWork writes go.work: every module, and each published one replaced at the current
+// version by its folder (a nested module's requirement of an enclosing one at a version no
+// proxy has would otherwise make the go command fetch it, workspace or not).
+func writeWork(root string, mods []Module) error {
+	v, err := current(root)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("go 1.26.0\n\nuse (\n")
+	for _, m := range mods {
+		if m.Dir == "." {
+			b.WriteString("\t.\n")
+		} else {
+			fmt.Fprintf(&b, "\t%s\n", dirArg(m.Dir))
+		}
+	}
+	b.WriteString(")\n\nreplace (\n")
+	for _, m := range mods {
+		if m.Published {
+			fmt.Fprintf(&b, "\t%s %s => %s\n", m.Path, v, dirArg(m.Dir))
+		}
+	}
+	b.WriteString(")\n")
+	return os.WriteFile(filepath.Join(root, "go.work"), []byte(b.String()), 0o644)
+}
+
+// dirArg is a module folder as go.work writes it.
+func dirArg(dir string) string {
+	if dir == "." {
+		return "./"
+	}
+	return "./" + dir
 }
 
 // tidyAll points every module's requirements of published modules at the current version,
