@@ -28,6 +28,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -268,21 +269,29 @@ func tidyAll(root string, mods []Module, keepSums bool) error {
 			return err
 		}
 	}
-	proxy, err := os.MkdirTemp("", "idgen-proxy-")
+	// The proxy, and a module cache of this run's own: a cache shared with earlier runs
+	// may hold this repository's modules at v with other contents, which the go command
+	// would use instead of asking the proxy.
+	tmp, err := os.MkdirTemp("", "idgen-release-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(proxy)
+	defer os.RemoveAll(tmp)
+	proxy := filepath.Join(tmp, "proxy")
 	order, err := topo(root, mods)
 	if err != nil {
 		return err
 	}
+	served := map[string]map[string][32]byte{} // what each published module held when served
 	for _, m := range order {
 		if m.Published {
 			if err := tidy(root, m, proxy); err != nil {
 				return err
 			}
 			if err := write(root, m, v, proxy); err != nil {
+				return err
+			}
+			if served[m.Dir], err = snapshot(root, m); err != nil {
 				return err
 			}
 		}
@@ -294,6 +303,27 @@ func tidyAll(root string, mods []Module, keepSums bool) error {
 			}
 			if err := prune(root, m); err != nil {
 				return err
+			}
+		}
+	}
+	// A module that changed after it was served would be published with other contents
+	// than the go.sum lines of its siblings hash: the release would fail to install.
+	for _, m := range order {
+		if !m.Published {
+			continue
+		}
+		now, err := snapshot(root, m)
+		if err != nil {
+			return err
+		}
+		for name, sum := range now {
+			if served[m.Dir][name] != sum {
+				return fmt.Errorf("%s changed after %s was served to its dependents' tidy", name, m.Path)
+			}
+		}
+		for name := range served[m.Dir] {
+			if _, ok := now[name]; !ok {
+				return fmt.Errorf("%s went away after %s was served to its dependents' tidy", name, m.Path)
 			}
 		}
 	}
@@ -452,20 +482,26 @@ func topo(root string, mods []Module) ([]Module, error) {
 }
 
 // goCmd runs go in m's folder outside any workspace, with the published modules of this
-// repository served from proxy and the rest from the usual proxy.
+// repository served from proxy, the rest from this machine's module cache or the usual
+// proxy, and a module cache of its own beside proxy.
 func goCmd(root string, m Module, proxy string, args ...string) *exec.Cmd {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(root, m.Dir)
-	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
-	if err != nil || len(bytes.TrimSpace(upstream)) == 0 {
-		upstream = []byte("https://proxy.golang.org,direct")
+	env := func(name, def string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if v := string(bytes.TrimSpace(out)); err == nil && v != "" {
+			return v
+		}
+		return def
 	}
+	upstream := env("GOPROXY", "https://proxy.golang.org,direct")
+	cache := filepath.ToSlash(env("GOMODCACHE", filepath.Join(os.Getenv("HOME"), "go", "pkg", "mod")))
 	cmd.Env = append(os.Environ(),
 		"GOWORK=off",
-		"GOFLAGS=-mod=mod",
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+string(bytes.TrimSpace(upstream)),
+		"GOFLAGS=-mod=mod -modcacherw",
+		"GOMODCACHE="+filepath.Join(filepath.Dir(proxy), "modcache"),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+cache+"/cache/download,"+upstream,
 		"GONOSUMDB="+repoPath,
-		"GONOSUMCHECK=1",
 		"GOPRIVATE=",
 	)
 	cmd.Stderr = os.Stderr
@@ -560,6 +596,23 @@ func write(root string, m Module, v, dir string) error {
 		known = append(known, v)
 	}
 	return os.WriteFile(list, []byte(strings.Join(known, "\n")+"\n"), 0o644)
+}
+
+// snapshot returns the SHA-256 of every file of m, by path.
+func snapshot(root string, m Module) (map[string][32]byte, error) {
+	files, err := moduleFiles(root, m)
+	if err != nil {
+		return nil, err
+	}
+	sums := make(map[string][32]byte, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f.(file).full)
+		if err != nil {
+			return nil, err
+		}
+		sums[f.Path()] = sha256.Sum256(b)
+	}
+	return sums, nil
 }
 
 // moduleFiles lists the files git tracks under m's folder, minus those of nested modules.
