@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"reflect"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
 
 	"github.com/idgen/idgen"
-	"github.com/idgen/idgen/runtime/uniq"
+	"github.com/idgen/idgen/plugins/idgent/internal/dupname"
 )
 
 // generated is what cmd/idgen-gen writes, on the pointer of an ID type T.
@@ -75,7 +77,9 @@ func (m TypedIDMixin[T, PT]) Fields() []ent.Field {
 }
 
 // Hooks implements ent.Mixin.
-func (m TypedIDMixin[T, PT]) Hooks() []ent.Hook { return []ent.Hook{idHook[T, PT](m.src)} }
+func (m TypedIDMixin[T, PT]) Hooks() []ent.Hook {
+	return []ent.Hook{idHook[T, PT](m.src), keepID[T]()}
+}
 
 // UUIDIDMixin gives a schema an "id" field of a UUIDv7 or TypeID type T written by
 // cmd/idgen-gen (a native uuid column where the database has one), filled on create.
@@ -124,6 +128,37 @@ func idHook[T any, PT generated[T]](src idgen.Source) ent.Hook {
 	})
 }
 
+// keepID is the hook that gives a node created on MySQL back the ID its create set. ent's
+// bulk insert on MySQL takes a numeric ID for AUTO_INCREMENT and overwrites each node's ID
+// with LAST_INSERT_ID()+i, which for IDs set in the creates (every TypedID) names other
+// rows or none; it spares plain int64 fields (IDMixin) but not types with a Scan method.
+// Elsewhere the nodes hold what RETURNING said, the stored IDs, and are left alone. The
+// dialect comes from IdgenDialect, which the entc extension adds to the generated code;
+// without it the hook does nothing.
+func keepID[T comparable]() ent.Hook {
+	return func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			sm, ok := m.(interface{ ID() (T, bool) })
+			d, known := m.(interface{ IdgenDialect() string })
+			if !ok || !known || d.IdgenDialect() != dialect.MySQL || !m.Op().Is(ent.OpCreate) {
+				return next.Mutate(ctx, m)
+			}
+			id, set := sm.ID()
+			v, err := next.Mutate(ctx, m)
+			if err != nil || !set {
+				return v, err
+			}
+			// The node is a pointer to the generated entity struct, whose ID field is T.
+			if f := reflect.Indirect(reflect.ValueOf(v)); f.Kind() == reflect.Struct {
+				if f := f.FieldByName("ID"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeFor[T]() {
+					f.Set(reflect.ValueOf(id))
+				}
+			}
+			return v, nil
+		})
+	}
+}
+
 // NumberMixin adds a business-number field of type T written by cmd/idgen-gen: unique,
 // immutable, filled on create when not set.
 type NumberMixin[T ~string, PT generated[T]] struct {
@@ -168,13 +203,17 @@ func (DuplicatesMixin) Hooks() []ent.Hook { return []ent.Hook{Duplicates()} }
 
 // Duplicates returns a hook that turns a unique violation into a *uniq.DuplicateError
 // naming the constraint (errors.Is(err, uniq.ErrDuplicate)); other errors, foreign-key
-// violations included, pass unchanged. The driver's error stays in the chain.
+// violations included, pass unchanged. The driver's error stays in the chain. SQLite's
+// message names only the table and columns: the hook then asks the database, on the
+// mutation's connection, for the unique index on exactly those columns (code generated
+// with the entc extension has the sql/execquery feature this needs), and names it.
 func Duplicates() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, m)
 			if err != nil {
-				err = uniq.Wrap(err)
+				q, _ := m.(dupname.Querier)
+				err = dupname.Wrap(ctx, q, err)
 			}
 			return v, err
 		})

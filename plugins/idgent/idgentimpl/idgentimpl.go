@@ -5,12 +5,15 @@
 package idgentimpl
 
 import (
+	"context"
 	stdsql "database/sql"
 	"errors"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 
+	"github.com/idgen/idgen/plugins/idgent/internal/dupname"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -36,5 +39,46 @@ func KeyConflict(err error, dialectName string, indexes []string) bool {
 // IsMySQL reports whether an ent dialect name is MySQL's (MariaDB's included).
 func IsMySQL(dialectName string) bool { return dialectName == dialect.MySQL }
 
-// Equal compares a checked field's value in a create with the stored one.
+// Equal compares a checked field's value in a create with the stored one (uniq.Same: a nil
+// pointer is NULL).
 func Equal(a, b any) bool { return uniq.Same(a, b) }
+
+// EqualAt compares a checked instant in a create with the stored one at the precision of
+// its column (uniq.SameAt).
+func EqualAt(a, b any, unit time.Duration) bool { return uniq.SameAt(a, b, unit) }
+
+// Digits holds the fractional-second digits a time column keeps on each database, which
+// the entc extension reads from the field's SchemaType or else ent's default column type
+// (MySQL's and MariaDB's timestamp: 0; PostgreSQL's timestamp with time zone: 6). SQLite
+// keeps the text the driver writes, to the nanosecond.
+type Digits struct{ MySQL, Postgres int }
+
+// Unit returns the precision of an instant in the column on dialectName: 0 (exact) on
+// SQLite and unknown dialects.
+func (d Digits) Unit(dialectName string) time.Duration {
+	n := -1
+	switch dialectName {
+	case dialect.MySQL:
+		n = d.MySQL
+	case dialect.Postgres:
+		n = d.Postgres
+	}
+	if n < 0 || n > 9 {
+		return 0
+	}
+	u := time.Second
+	for range n {
+		u /= 10
+	}
+	return u
+}
+
+// Querier is the part of a generated create builder (its config, with the
+// sql/execquery feature) that Duplicate queries through.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*stdsql.Rows, error)
+}
+
+// Duplicate is uniq.Wrap for an error of a CreateOrGet's insert, naming the unique index
+// of a SQLite duplicate through q (SQLite's message names only the columns).
+func Duplicate(ctx context.Context, q Querier, err error) error { return dupname.Wrap(ctx, q, err) }
