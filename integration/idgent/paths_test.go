@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/examples/ent/ent"
+	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/runtime/uniq"
@@ -118,6 +120,78 @@ func TestDuplicateConstraintName(t *testing.T) {
 			_, _, err = c.Order.Create().SetRequestID("named-2").SetCents(1).SetNo(o.No).CreateOrGet(cx)
 			if dup, ok := errors.AsType[*uniq.DuplicateError](err); !ok || dup.Constraint != no {
 				t.Errorf("CreateOrGet on a taken number: %v, want a *uniq.DuplicateError naming %q", err, no)
+			}
+		})
+	}
+}
+
+// TestCreatePaths: the create paths of an ent application beside CreateOrGet, with IDs
+// where ent stores them: edges set in one create, MapCreateBulk, a single upsert of a
+// TypedID and an int64 ID (the stored ID back, new row or hit), a transaction rolled back
+// and one committed.
+func TestCreatePaths(t *testing.T) {
+	for _, e := range databases(t, "ent_create_paths") {
+		t.Run(e.name, func(t *testing.T) {
+			c, cx := e.client, ctx(t)
+			// Edges: a user with two orders, then an order of that user.
+			o1 := c.Order.Create().SetRequestID("e1").SetCents(1).SaveX(cx)
+			o2 := c.Order.Create().SetRequestID("e2").SetCents(2).SaveX(cx)
+			u := c.User.Create().SetEmail("edges@x").AddOrders(o1, o2).SaveX(cx)
+			o3 := c.Order.Create().SetRequestID("e3").SetCents(3).SetUser(u).SaveX(cx)
+			if n := u.QueryOrders().CountX(cx); n != 3 || o3.UserID == nil || *o3.UserID != u.ID {
+				t.Errorf("user %v has %d orders (want 3), order 3's user %v", u.ID, n, o3.UserID)
+			}
+			// MapCreateBulk.
+			emails := []string{"m1@x", "m2@x", "m3@x"}
+			users := c.User.MapCreateBulk(emails, func(b *ent.UserCreate, i int) { b.SetEmail(emails[i]) }).SaveX(cx)
+			for i, mu := range users {
+				if got, err := c.User.Get(cx, mu.ID); err != nil || got.Email != emails[i] {
+					t.Errorf("MapCreateBulk row %d: %v %+v", i, err, got)
+				}
+			}
+			// Single upserts: a new row, then a hit; the ID back is the stored one. On MySQL
+			// a hit's ID is ent's reading of LAST_INSERT_ID(), which an update of a table
+			// without AUTO_INCREMENT (a TypedID's) leaves at 0: zero, never a wrong ID.
+			for i, email := range []string{"up@x", "up@x"} {
+				id, err := c.User.Create().SetEmail(email).SetName("n").OnConflictColumns(user.FieldEmail).UpdateNewValues().ID(cx)
+				stored := c.User.Query().Where(user.Email(email)).OnlyX(cx)
+				want := stored.ID
+				if e.name == "mysql" && i == 1 {
+					want = 0
+				}
+				if err != nil || id != want {
+					t.Errorf("user upsert %d: %v, ID %v, want %v (stored %v)", i, err, id, want, stored.ID)
+				}
+			}
+			for _, cents := range []int64{1, 2} {
+				id, err := c.Order.Create().SetRequestID("up").SetCents(cents).OnConflictColumns(order.FieldRequestID).UpdateNewValues().ID(cx)
+				stored := c.Order.Query().Where(order.RequestID("up")).OnlyX(cx)
+				if err != nil || id != stored.ID || stored.Cents != cents {
+					t.Errorf("order upsert: %v, ID %v, stored %v (cents %d)", err, id, stored.ID, stored.Cents)
+				}
+			}
+			// Transactions: rolled back leaves nothing, committed keeps the row and its ID.
+			tx, err := c.Tx(cx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gone := tx.User.Create().SetEmail("rolled@x").SaveX(cx)
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.User.Get(cx, gone.ID); !ent.IsNotFound(err) {
+				t.Errorf("rolled-back user: %v", err)
+			}
+			tx, err = c.Tx(cx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := tx.User.Create().SetEmail("committed@x").SaveX(cx)
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.User.Get(cx, kept.ID); err != nil || got.Email != "committed@x" {
+				t.Errorf("committed user: %v %+v", err, got)
 			}
 		})
 	}

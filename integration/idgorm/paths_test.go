@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
 	"github.com/idgen/idgen/golden/mixed"
@@ -412,6 +413,171 @@ func TestUpsertID(t *testing.T) {
 				if labels[0].ID != label.ID || labels[1].ID == 0 || labels[1].ID != fresh.ID {
 					t.Errorf("labels, DoNothing %v: IDs %d %d, want %d (the existing row's) and %d (stored)",
 						conflict.DoNothing, labels[0].ID, labels[1].ID, label.ID, fresh.ID)
+				}
+			}
+		})
+	}
+}
+
+// Shelf and Book are many-to-many, and a Book belongs to the Customer who wrote it: one
+// Create saves them all.
+type (
+	Shelf struct {
+		ID    mixed.LedgerID `gorm:"primaryKey"`
+		Name  string         `gorm:"size:64"`
+		Books []*Book        `gorm:"many2many:shelf_books"`
+	}
+	Book struct {
+		ID       mixed.LedgerID `gorm:"primaryKey"`
+		Title    string         `gorm:"size:64"`
+		AuthorID mixed.CustomerID
+		Author   *Customer
+	}
+)
+
+// TestCreatePaths: the create paths TestAssign does not take, each with IDs where GORM
+// stores them: a pointer to a slice of pointers, belongs-to and many2many in one Create,
+// savepoints (a nested transaction rolled back keeps none of its rows), a soft-deleted
+// row's key created again, Save of a stored row (an update: its ID kept).
+func TestCreatePaths(t *testing.T) {
+	for _, e := range pathDatabases(t, "gorm_create_paths") {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.db.WithContext(ctx(t))
+			if err := db.AutoMigrate(&Shelf{}, &Book{}); err != nil {
+				t.Fatal(err)
+			}
+			// &[]*T.
+			rows := []*Customer{{Email: "p1@x"}, {Email: "p2@x"}}
+			if err := db.Create(&rows).Error; err != nil || rows[0].ID.IsZero() || rows[1].ID.IsZero() || rows[0].ID == rows[1].ID {
+				t.Fatalf("&[]*Customer: %v, IDs %v %v", err, rows[0].ID, rows[1].ID)
+			}
+			// Belongs-to and many2many: the author, the books and the join rows.
+			shelf := Shelf{Name: "new", Books: []*Book{
+				{Title: "a", Author: &Customer{Email: "author@x"}},
+				{Title: "b", AuthorID: rows[0].ID},
+			}}
+			if err := db.Create(&shelf).Error; err != nil {
+				t.Fatal(err)
+			}
+			a, b := shelf.Books[0], shelf.Books[1]
+			if shelf.ID.IsZero() || a.ID.IsZero() || b.ID.IsZero() || a.Author.ID.IsZero() || a.AuthorID != a.Author.ID || b.AuthorID != rows[0].ID {
+				t.Fatalf("shelf %v, books %+v %+v", shelf.ID, a, b)
+			}
+			var loaded Shelf
+			if err := db.Preload("Books.Author").Take(&loaded, "id = ?", shelf.ID).Error; err != nil || len(loaded.Books) != 2 {
+				t.Fatalf("read back: %v, %d books", err, len(loaded.Books))
+			}
+			// Savepoints: the inner transaction's row is rolled back, the outer one's kept.
+			var outer, inner Customer
+			err := db.Transaction(func(tx *gorm.DB) error {
+				outer = Customer{Email: "outer@x"}
+				if err := tx.Create(&outer).Error; err != nil {
+					return err
+				}
+				tx.Transaction(func(tx2 *gorm.DB) error {
+					inner = Customer{Email: "inner@x"}
+					if err := tx2.Create(&inner).Error; err != nil {
+						return err
+					}
+					return errors.New("roll the savepoint back")
+				})
+				return nil
+			})
+			if err != nil || outer.ID.IsZero() || inner.ID.IsZero() {
+				t.Fatalf("transaction: %v, IDs %v %v", err, outer.ID, inner.ID)
+			}
+			var n int64
+			db.Model(&Customer{}).Where("id IN ?", []mixed.CustomerID{outer.ID, inner.ID}).Count(&n)
+			if n != 1 {
+				t.Errorf("%d of the outer and inner rows stored, want the outer one", n)
+			}
+			// Soft delete, then the same key created again: a new row, a new ID.
+			first := Order{RequestID: "soft", Amount: 1}
+			if err := db.Create(&first).Error; err != nil {
+				t.Fatal(err)
+			}
+			db.Delete(&first)
+			again := Order{RequestID: "soft-again", Amount: 1}
+			if err := db.Create(&again).Error; err != nil || again.ID == 0 || again.ID == first.ID || again.No == first.No {
+				t.Errorf("created after a soft delete: %v, ID %d No %s (first %d %s)", err, again.ID, again.No, first.ID, first.No)
+			}
+			// Save of a stored row updates it and keeps its ID.
+			stored := rows[1].ID
+			rows[1].Name = "renamed"
+			if err := db.Save(rows[1]).Error; err != nil || rows[1].ID != stored {
+				t.Errorf("Save: %v, ID %v want %v", err, rows[1].ID, stored)
+			}
+		})
+	}
+}
+
+// Checked has a field of every kind CreateOrGet can check.
+type Checked struct {
+	ID       mixed.LedgerID    `gorm:"primaryKey"`
+	Key      string            `gorm:"size:32;uniqueIndex:idx_checked_key"`
+	Int      int64             `gorm:"column:n"`
+	Text     string            `gorm:"size:32"`
+	Bytes    []byte            `gorm:"size:16"`
+	Typed    mixed.CustomerID  // a generated type
+	TypedPtr *mixed.CustomerID // nullable
+	Number   mixed.PaymentNo   `gorm:"size:40"`
+	Null     sql.NullString    `gorm:"size:32"`
+	At       time.Time
+	AtPtr    *time.Time
+}
+
+// TestCreateOrGetCheckTypes: CreateOrGet's Check on every kind of field: an identical
+// retry is a hit, a retry that changes the field is a mismatch naming it.
+func TestCreateOrGetCheckTypes(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 30, 16, 513578321, time.UTC)
+	cus, other := mixed.CustomerID(77), mixed.CustomerID(78)
+	later := at.Add(time.Hour)
+	for _, e := range pathDatabases(t, "gorm_check_types") {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.db.WithContext(ctx(t))
+			if err := db.AutoMigrate(&Checked{}); err != nil {
+				t.Fatal(err)
+			}
+			no1, err1 := mixed.NewPaymentNoFrom(t.Context(), e.gen)
+			no2, err2 := mixed.NewPaymentNoFrom(t.Context(), e.gen)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatal(err)
+			}
+			base := func() Checked {
+				return Checked{Key: "k", Int: 1, Text: "t", Bytes: []byte{1, 2}, Typed: 5, TypedPtr: &cus,
+					Number: no1, Null: sql.NullString{String: "n", Valid: true}, At: at, AtPtr: &at}
+			}
+			changes := map[string]func(c *Checked){
+				"Int":      func(c *Checked) { c.Int = 2 },
+				"Text":     func(c *Checked) { c.Text = "u" },
+				"Bytes":    func(c *Checked) { c.Bytes = []byte{1, 3} },
+				"Typed":    func(c *Checked) { c.Typed = 6 },
+				"TypedPtr": func(c *Checked) { c.TypedPtr = &other },
+				"Number":   func(c *Checked) { c.Number = no2 },
+				"Null":     func(c *Checked) { c.Null = sql.NullString{} },
+				"At":       func(c *Checked) { c.At = later },
+				"AtPtr":    func(c *Checked) { c.AtPtr = nil },
+			}
+			var fields []string
+			for f := range changes {
+				fields = append(fields, f)
+			}
+			key, check := idgorm.Key("Key"), idgorm.Check(fields...)
+			first := base()
+			if _, err := idgorm.CreateOrGet(db, &first, key, check); err != nil {
+				t.Fatal(err)
+			}
+			same := base()
+			if created, err := idgorm.CreateOrGet(db, &same, key, check); err != nil || created || same.ID != first.ID {
+				t.Fatalf("identical retry: %v %v", created, err)
+			}
+			for field, change := range changes {
+				c := base()
+				change(&c)
+				_, err := idgorm.CreateOrGet(db, &c, key, check)
+				var mm *idgorm.MismatchError
+				if !errors.As(err, &mm) || fmt.Sprint(mm.Fields) != "["+field+"]" {
+					t.Errorf("%s changed: %v, want a mismatch on %s alone", field, err, field)
 				}
 			}
 		})

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
-	"reflect"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
 
@@ -77,9 +75,7 @@ func (m TypedIDMixin[T, PT]) Fields() []ent.Field {
 }
 
 // Hooks implements ent.Mixin.
-func (m TypedIDMixin[T, PT]) Hooks() []ent.Hook {
-	return []ent.Hook{idHook[T, PT](m.src), keepID[T]()}
-}
+func (m TypedIDMixin[T, PT]) Hooks() []ent.Hook { return []ent.Hook{idHook[T, PT](m.src)} }
 
 // UUIDIDMixin gives a schema an "id" field of a UUIDv7 or TypeID type T written by
 // cmd/idgen-gen (a native uuid column where the database has one), filled on create.
@@ -126,37 +122,6 @@ func idHook[T any, PT generated[T]](src idgen.Source) ent.Hook {
 		sm.SetID(v)
 		return nil
 	})
-}
-
-// keepID is the hook that gives a node created on MySQL back the ID its create set. ent's
-// bulk insert on MySQL takes a numeric ID for AUTO_INCREMENT and overwrites each node's ID
-// with LAST_INSERT_ID()+i, which for IDs set in the creates (every TypedID) names other
-// rows or none; it spares plain int64 fields (IDMixin) but not types with a Scan method.
-// Elsewhere the nodes hold what RETURNING said, the stored IDs, and are left alone. The
-// dialect comes from IdgenDialect, which the entc extension adds to the generated code;
-// without it the hook does nothing.
-func keepID[T comparable]() ent.Hook {
-	return func(next ent.Mutator) ent.Mutator {
-		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-			sm, ok := m.(interface{ ID() (T, bool) })
-			d, known := m.(interface{ IdgenDialect() string })
-			if !ok || !known || d.IdgenDialect() != dialect.MySQL || !m.Op().Is(ent.OpCreate) {
-				return next.Mutate(ctx, m)
-			}
-			id, set := sm.ID()
-			v, err := next.Mutate(ctx, m)
-			if err != nil || !set {
-				return v, err
-			}
-			// The node is a pointer to the generated entity struct, whose ID field is T.
-			if f := reflect.Indirect(reflect.ValueOf(v)); f.Kind() == reflect.Struct {
-				if f := f.FieldByName("ID"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeFor[T]() {
-					f.Set(reflect.ValueOf(id))
-				}
-			}
-			return v, nil
-		})
-	}
 }
 
 // NumberMixin adds a business-number field of type T written by cmd/idgen-gen: unique,

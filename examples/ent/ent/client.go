@@ -983,10 +983,6 @@ type (
 	}
 )
 
-// IdgenDialect returns the dialect of the driver, for the hooks of idgen's ent plugin
-// (plugins/idgent): ent's bulk insert on MySQL replaces typed IDs, which they restore.
-func (c *config) IdgenDialect() string { return c.driver.Dialect() }
-
 // ExecContext allows calling the underlying ExecContext method of the driver if it is supported by it.
 // See, database/sql#DB.ExecContext for more information.
 func (c *config) ExecContext(ctx context.Context, query string, args ...any) (stdsql.Result, error) {

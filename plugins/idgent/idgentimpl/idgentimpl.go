@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 
 	"github.com/idgen/idgen/plugins/idgent/internal/dupname"
 	"github.com/idgen/idgen/runtime/uniq"
@@ -82,3 +83,29 @@ type Querier interface {
 // Duplicate is uniq.Wrap for an error of a CreateOrGet's insert, naming the unique index
 // of a SQLite duplicate through q (SQLite's message names only the columns).
 func Duplicate(ctx context.Context, q Querier, err error) error { return dupname.Wrap(ctx, q, err) }
+
+// KeepIDs returns the specs of a bulk create for ent's BatchCreate so that the IDs the
+// creates set survive it. On MySQL, BatchCreate takes a numeric ID for AUTO_INCREMENT and
+// overwrites every spec's ID value with LAST_INSERT_ID()+i, which for IDs set in the
+// creates (every TypedID) names other rows or none; ent's generated code then scans that
+// into the nodes. When every spec has its ID set, KeepIDs gives BatchCreate copies, so the
+// specs the generated code reads keep the IDs stored. Elsewhere it returns specs: RETURNING
+// writes the stored IDs into them.
+func KeepIDs(dialectName string, specs []*sqlgraph.CreateSpec) []*sqlgraph.CreateSpec {
+	if dialectName != dialect.MySQL {
+		return specs
+	}
+	for _, s := range specs {
+		if s == nil || s.ID == nil || s.ID.Value == nil {
+			return specs
+		}
+	}
+	out := make([]*sqlgraph.CreateSpec, len(specs))
+	for i, s := range specs {
+		c := *s
+		id := *s.ID
+		c.ID = &id
+		out[i] = &c
+	}
+	return out
+}

@@ -78,8 +78,7 @@ func init() {
 	userMixinHooks0 := userMixin[0].Hooks()
 	userMixinHooks1 := userMixin[1].Hooks()
 	user.Hooks[0] = userMixinHooks0[0]
-	user.Hooks[1] = userMixinHooks0[1]
-	user.Hooks[2] = userMixinHooks1[0]
+	user.Hooks[1] = userMixinHooks1[0]
 	userFields := schema.User{}.Fields()
 	_ = userFields
 	// userDescEmail is the schema descriptor for email field.

@@ -53,7 +53,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/idgen/idgen/examples/ent/ent/runtime"
 var (
-	Hooks [3]ent.Hook
+	Hooks [2]ent.Hook
 	// EmailValidator is a validator for the "email" field. It is called by the builders before save.
 	EmailValidator func(string) error
 	// DefaultName holds the default value on creation for the "name" field.
