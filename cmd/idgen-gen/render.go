@@ -146,6 +146,20 @@ func renderGormDataType(f *File, n, sqlType, why string) {
 
 // commentLines writes text as // comments, one per line: jennifer turns a comment with a
 // newline into a /* */ block.
+// scanSelf is the first statement of every Scan: a pointer to the type itself is copied.
+// ent's bulk create scans the ID it set in a create (a *T) into the node it returns.
+func scanSelf(n string) Code {
+	return If(List(Id("p"), Id("ok")).Op(":=").Id("src").Assert(Op("*").Id(n)), Id("ok").Op("&&").Id("p").Op("!=").Nil()).Block(
+		Op("*").Id("id").Op("=").Op("*").Id("p"),
+		Return(Nil()),
+	)
+}
+
+// scanSelfDoc is the sentence of every Scan's doc comment that says so.
+func scanSelfDoc(n string) string {
+	return fmt.Sprintf("A *%s (what ent's bulk creates pass back) is copied.", n)
+}
+
 func commentLines(f *File, text string) {
 	for _, line := range strings.Split(text, "\n") {
 		f.Comment(line)

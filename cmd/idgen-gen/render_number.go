@@ -75,7 +75,9 @@ func renderNumber(f *File, t *idType) {
 	)
 	f.Line()
 	f.Commentf("Scan implements sql.Scanner: text holding %s %s. NULL and empty text scan as the zero %s.", article(n), n, n)
+	f.Comment(scanSelfDoc(n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
+		scanSelf(n),
 		List(Id("s"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanString").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),

@@ -17,8 +17,9 @@ func renderObjectID(f *File, t *idType) {
 		[]Code{Return(Qual(pkgCodec, "ParseObjectID").Call(Lit(n), Id("s")))},
 		Qual(pkgObjectID, "Append").Call(Id("b"), raw))
 	f.Commentf("Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes")
-	f.Commentf("stored by another writer. NULL scans as the zero %s.", n)
+	f.Commentf("stored by another writer. NULL scans as the zero %s. %s", n, scanSelfDoc(n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
+		scanSelf(n),
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanObjectID").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("v")),

@@ -81,8 +81,9 @@ func renderSnowflake(f *File, t *idType) {
 	f.Line()
 
 	f.Commentf("Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.")
-	f.Commentf("NULL scans as the zero %s.", n)
+	f.Commentf("NULL scans as the zero %s. %s", n, scanSelfDoc(n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
+		scanSelf(n),
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanInt64").Call(Lit(n), Id("src"), Id(parse)),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("v")),

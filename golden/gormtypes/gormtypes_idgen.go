@@ -104,8 +104,12 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID.
+// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
 func (id *UserID) Scan(src any) error {
+	if p, ok := src.(*UserID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
 	if err != nil {
 		return err
@@ -238,7 +242,12 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
 // OrderNo.
+// A *OrderNo (what ent's bulk creates pass back) is copied.
 func (id *OrderNo) Scan(src any) error {
+	if p, ok := src.(*OrderNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
 		return err
@@ -376,8 +385,12 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero SessionID.
+// NULL scans as the zero SessionID. A *SessionID (what ent's bulk creates pass back) is copied.
 func (id *SessionID) Scan(src any) error {
+	if p, ok := src.(*SessionID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
 		return err
@@ -510,8 +523,12 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero InvoiceTID.
+// NULL scans as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass back) is copied.
 func (id *InvoiceTID) Scan(src any) error {
+	if p, ok := src.(*InvoiceTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
 			return u, nil
@@ -649,8 +666,12 @@ func (id *LineTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero LineTID.
+// NULL scans as the zero LineTID. A *LineTID (what ent's bulk creates pass back) is copied.
 func (id *LineTID) Scan(src any) error {
+	if p, ok := src.(*LineTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("LineTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineTID", s); err == nil {
 			return u, nil
@@ -765,8 +786,13 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID.
+// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
+// creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
+	if p, ok := src.(*DocumentID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
 	if err != nil {
 		return err

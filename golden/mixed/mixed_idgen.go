@@ -103,8 +103,12 @@ func (id *CustomerID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero CustomerID.
+// NULL scans as the zero CustomerID. A *CustomerID (what ent's bulk creates pass back) is copied.
 func (id *CustomerID) Scan(src any) error {
+	if p, ok := src.(*CustomerID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("CustomerID", src, parseCustomerID)
 	if err != nil {
 		return err
@@ -237,7 +241,12 @@ func (id *PaymentNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding a PaymentNo. NULL and empty text scan as the zero
 // PaymentNo.
+// A *PaymentNo (what ent's bulk creates pass back) is copied.
 func (id *PaymentNo) Scan(src any) error {
+	if p, ok := src.(*PaymentNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("PaymentNo", src)
 	if err != nil {
 		return err
@@ -375,8 +384,12 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero TraceID.
+// NULL scans as the zero TraceID. A *TraceID (what ent's bulk creates pass back) is copied.
 func (id *TraceID) Scan(src any) error {
+	if p, ok := src.(*TraceID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
 	if err != nil {
 		return err
@@ -497,8 +510,12 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero InvoiceTID.
+// NULL scans as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass back) is copied.
 func (id *InvoiceTID) Scan(src any) error {
+	if p, ok := src.(*InvoiceTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("InvoiceTID", s); err == nil {
 			return u, nil
@@ -616,8 +633,12 @@ func (id *EventID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero EventID.
+// NULL scans as the zero EventID. A *EventID (what ent's bulk creates pass back) is copied.
 func (id *EventID) Scan(src any) error {
+	if p, ok := src.(*EventID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("EventID", src, parseEventID)
 	if err != nil {
 		return err
@@ -743,8 +764,12 @@ func (id *LedgerID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero LedgerID.
+// NULL scans as the zero LedgerID. A *LedgerID (what ent's bulk creates pass back) is copied.
 func (id *LedgerID) Scan(src any) error {
+	if p, ok := src.(*LedgerID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("LedgerID", src, parseLedgerID)
 	if err != nil {
 		return err
@@ -865,8 +890,13 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID.
+// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
+// creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
+	if p, ok := src.(*DocumentID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
 	if err != nil {
 		return err

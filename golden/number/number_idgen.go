@@ -105,7 +105,12 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
 // OrderNo.
+// A *OrderNo (what ent's bulk creates pass back) is copied.
 func (id *OrderNo) Scan(src any) error {
+	if p, ok := src.(*OrderNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
 		return err
@@ -249,7 +254,12 @@ func (id *TxnNo) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: text holding a TxnNo. NULL and empty text scan as the zero TxnNo.
+// A *TxnNo (what ent's bulk creates pass back) is copied.
 func (id *TxnNo) Scan(src any) error {
+	if p, ok := src.(*TxnNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("TxnNo", src)
 	if err != nil {
 		return err
@@ -394,7 +404,12 @@ func (id *RefundNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding a RefundNo. NULL and empty text scan as the zero
 // RefundNo.
+// A *RefundNo (what ent's bulk creates pass back) is copied.
 func (id *RefundNo) Scan(src any) error {
+	if p, ok := src.(*RefundNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("RefundNo", src)
 	if err != nil {
 		return err

@@ -92,8 +92,13 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID.
+// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
+// creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
+	if p, ok := src.(*DocumentID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
 	if err != nil {
 		return err

@@ -98,8 +98,12 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID.
+// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
 func (id *UserID) Scan(src any) error {
+	if p, ok := src.(*UserID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
 	if err != nil {
 		return err
@@ -226,8 +230,12 @@ func (id *OrderID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero OrderID.
+// NULL scans as the zero OrderID. A *OrderID (what ent's bulk creates pass back) is copied.
 func (id *OrderID) Scan(src any) error {
+	if p, ok := src.(*OrderID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("OrderID", src, parseOrderID)
 	if err != nil {
 		return err

@@ -134,6 +134,8 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func TestSQL(t *testing.T) {
 	var _ sql.Scanner = (*UserID)(nil)
 	var _ driver.Valuer = UserID(0)
@@ -149,6 +151,9 @@ func TestSQL(t *testing.T) {
 		{int64(-1), 0, false},
 		{4.2, 0, false},
 		{"forty-two", 0, false},
+		{ptr(UserID(42)), 42, true},    // what ent's bulk creates pass back
+		{(*UserID)(nil), 0, false},     // not NULL: a nil pointer is no value
+		{ptr(AccountID(42)), 0, false}, // another type
 	} {
 		id := UserID(99)
 		err := id.Scan(tc.src)

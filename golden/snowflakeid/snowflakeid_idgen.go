@@ -98,8 +98,12 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID.
+// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
 func (id *UserID) Scan(src any) error {
+	if p, ok := src.(*UserID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
 	if err != nil {
 		return err
@@ -222,8 +226,12 @@ func (id *AccountID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero AccountID.
+// NULL scans as the zero AccountID. A *AccountID (what ent's bulk creates pass back) is copied.
 func (id *AccountID) Scan(src any) error {
+	if p, ok := src.(*AccountID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("AccountID", src, parseAccountID)
 	if err != nil {
 		return err
@@ -349,8 +357,12 @@ func (id *ShardID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero ShardID.
+// NULL scans as the zero ShardID. A *ShardID (what ent's bulk creates pass back) is copied.
 func (id *ShardID) Scan(src any) error {
+	if p, ok := src.(*ShardID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("ShardID", src, parseShardID)
 	if err != nil {
 		return err

@@ -103,8 +103,12 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero UserTID.
+// NULL scans as the zero UserTID. A *UserTID (what ent's bulk creates pass back) is copied.
 func (id *UserTID) Scan(src any) error {
+	if p, ok := src.(*UserTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("UserTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("UserTID", s); err == nil {
 			return u, nil
@@ -230,8 +234,13 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero LineItemTID.
+// NULL scans as the zero LineItemTID. A *LineItemTID (what ent's bulk creates pass back) is
+// copied.
 func (id *LineItemTID) Scan(src any) error {
+	if p, ok := src.(*LineItemTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("LineItemTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("LineItemTID", s); err == nil {
 			return u, nil
@@ -354,8 +363,12 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero BareTID.
+// NULL scans as the zero BareTID. A *BareTID (what ent's bulk creates pass back) is copied.
 func (id *BareTID) Scan(src any) error {
+	if p, ok := src.(*BareTID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("BareTID", src, func(s string) ([16]byte, error) {
 		if u, err := codec.ParseUUID("BareTID", s); err == nil {
 			return u, nil

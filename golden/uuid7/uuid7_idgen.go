@@ -97,8 +97,12 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero SessionID.
+// NULL scans as the zero SessionID. A *SessionID (what ent's bulk creates pass back) is copied.
 func (id *SessionID) Scan(src any) error {
+	if p, ok := src.(*SessionID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
 	if err != nil {
 		return err
@@ -214,8 +218,12 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero RequestID.
+// NULL scans as the zero RequestID. A *RequestID (what ent's bulk creates pass back) is copied.
 func (id *RequestID) Scan(src any) error {
+	if p, ok := src.(*RequestID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("RequestID", src, parseRequestID)
 	if err != nil {
 		return err

@@ -126,10 +126,16 @@ func (t *countingTx) Query(ctx context.Context, query string, args, v any) error
 	return t.Tx.Query(ctx, query, args, v)
 }
 
-// execContext is what ent's sql/execquery feature calls on a driver or a transaction.
-type execContext interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
+// execContext and queryContext are what ent's sql/execquery feature calls on a driver or
+// a transaction.
+type (
+	execContext interface {
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
+	queryContext interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	}
+)
 
 func (d *countingDriver) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	d.n.Add(1)
@@ -139,4 +145,14 @@ func (d *countingDriver) ExecContext(ctx context.Context, query string, args ...
 func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	t.n.Add(1)
 	return t.Tx.(execContext).ExecContext(ctx, query, args...)
+}
+
+func (d *countingDriver) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	d.n.Add(1)
+	return d.Driver.(queryContext).QueryContext(ctx, query, args...)
+}
+
+func (t *countingTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	t.n.Add(1)
+	return t.Tx.(queryContext).QueryContext(ctx, query, args...)
 }

@@ -28,7 +28,7 @@ type User struct {
 
 type Order struct {
 	ID        int64          `gorm:"primaryKey" idgen:"snowflake"`
-	No        number.OrderNo `gorm:"size:40;uniqueIndex:idx_orders_no"`
+	No        number.OrderNo `gorm:"size:40;uniqueIndex:idx_orders_no" idgen:"fill"`
 	RequestID string         `gorm:"size:64;uniqueIndex:idx_orders_request_id"`
 	UserID    snowflakeid.UserID
 	Amount    int64

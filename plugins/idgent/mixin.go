@@ -10,7 +10,7 @@ import (
 	"entgo.io/ent/schema/mixin"
 
 	"github.com/idgen/idgen"
-	"github.com/idgen/idgen/runtime/uniq"
+	"github.com/idgen/idgen/plugins/idgent/internal/dupname"
 )
 
 // generated is what cmd/idgen-gen writes, on the pointer of an ID type T.
@@ -168,13 +168,17 @@ func (DuplicatesMixin) Hooks() []ent.Hook { return []ent.Hook{Duplicates()} }
 
 // Duplicates returns a hook that turns a unique violation into a *uniq.DuplicateError
 // naming the constraint (errors.Is(err, uniq.ErrDuplicate)); other errors, foreign-key
-// violations included, pass unchanged. The driver's error stays in the chain.
+// violations included, pass unchanged. The driver's error stays in the chain. SQLite's
+// message names only the table and columns: the hook then asks the database, on the
+// mutation's connection, for the unique index on exactly those columns (code generated
+// with the entc extension has the sql/execquery feature this needs), and names it.
 func Duplicates() ent.Hook {
 	return func(next ent.Mutator) ent.Mutator {
 		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
 			v, err := next.Mutate(ctx, m)
 			if err != nil {
-				err = uniq.Wrap(err)
+				q, _ := m.(dupname.Querier)
+				err = dupname.Wrap(ctx, q, err)
 			}
 			return v, err
 		})

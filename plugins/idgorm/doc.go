@@ -5,19 +5,70 @@
 //
 //	db.Use(idgorm.New(idgorm.Config{}))
 //
-// On every create (Create, CreateInBatches, Save of a new row, FirstOrCreate, and rows
-// created through associations) it gives each row its own ID in every zero field whose
-// type cmd/idgen-gen wrote (they implement idgen.Generated), and in plain fields tagged
+// On every create (Create, CreateInBatches, Save of a new row, FirstOrCreate, upserts,
+// map creates, and rows created through associations) it gives each row its own ID in
+// the zero fields it fills. A value the caller set is kept. Models that set IDs in their
+// own BeforeCreate call Fill, the same logic.
 //
-//	ID  int64  `idgen:"snowflake"` // int64, uint64, or string (decimal)
-//	Ref string `idgen:"uuid7"`     // string
+// # Which fields are filled
 //
-// A value the caller set is kept. Generated snowflake types tell GORM they are a plain
-// BIGINT, so an ID primary key of such a type is not an auto-increment column; a plain
-// int64 primary key tagged idgen:"snowflake" works too (GORM writes the value given).
-// Creates from maps are filled the same way when the map lacks the field.
+// A new ID belongs in the row's own identity, never in a reference to another row, so
+// the plugin fills:
 //
-// Models that set IDs in their own BeforeCreate call Fill, the same logic.
+//   - the primary key, when its type is one cmd/idgen-gen wrote (it implements
+//     idgen.Generated);
+//   - a field of such a type marked idgen:"fill", such as a business number that is not
+//     the key (an OrderNo column);
+//   - a plain field tagged idgen:"snowflake" (int64, uint64, or decimal string) or
+//     idgen:"uuid7" (string), key or not.
+//
+// In this model the plugin fills ID, No and Ref, and leaves UserID to the caller:
+//
+//	type Order struct {
+//		ID     models.OrderID `gorm:"primaryKey"` // the key
+//		No     models.OrderNo `idgen:"fill"`      // marked
+//		UserID models.UserID                      // a reference: never filled
+//		Ref    string         `idgen:"uuid7"`     // tagged
+//	}
+//
+// It never fills a field GORM does not write (gorm:"-", gorm:"->"), a foreign key of a
+// relationship declared on the model (belongs-to, or the ParentID of a has-many on
+// itself), or a field the insert leaves out with Select or Omit; marking such a field is
+// an error at its first create, naming it. idgen:"-" opts a field out, the primary key
+// included (when the database fills it). An unmarked reference such as UserID above is
+// left as the caller set it: a forgotten one stays zero, and a foreign-key constraint
+// refuses it, rather than pointing at a row that does not exist.
+//
+// Generated snowflake types tell GORM they are a plain BIGINT, so an ID primary key of
+// such a type is not an auto-increment column; a plain int64 primary key tagged
+// idgen:"snowflake" works too (GORM writes the value given).
+//
+// # Inserts that leave the ID out
+//
+// An insert whose Select or Omit leaves out a primary key the plugin fills, and that the
+// database does not fill either, is refused before it runs, with an error naming the
+// field: the row would have no ID (SQLite would store NULL). Map creates through a model
+// (db.Model(&T{}).Create(map[string]any{...})) get the ID when the map's value for it,
+// under the field name or the column name, is missing, nil, a nil pointer or zero; the
+// new value goes under the key the map has, so GORM writes one column. A map create
+// without a model (db.Table("t").Create(map)) cannot be filled, since nothing says which
+// column is the ID or of what type: when a row lacks a primary-key column the database
+// does not fill (read from the catalog once per table: no default, identity,
+// AUTO_INCREMENT or rowid), the create is refused with an error naming the column.
+//
+// # Upserts
+//
+// A row created with clause.OnConflict whose key was already held is not inserted, so
+// the ID the plugin gave it was never stored. After the statement each such row holds
+// the ID stored in the row that holds its key: on PostgreSQL and SQLite, for DoUpdates
+// and UpdateAll, the plugin adds RETURNING of the key and GORM reads it; otherwise (MySQL
+// and MariaDB, DoNothing, DoUpdates with Where) it reads the stored IDs back by
+// OnConflict.Columns in one statement (MySQL's SQL does not use them; the plugin does, so
+// name them there too). Without Columns it cannot find the row, and a row that was not
+// inserted gets the zero ID, as GORM leaves an auto-increment key after DO NOTHING; never
+// one that was not stored. A string key under a case-insensitive collation matches only
+// when it has the stored case. Models with a composite primary key are left as GORM
+// leaves them.
 //
 // # Column types
 //
@@ -40,7 +91,17 @@
 // concurrent transaction after ours began is still found. A conflict on any other unique
 // key or on the primary key is a *uniq.DuplicateError naming the constraint, never someone
 // else's row. Statements: one when new, two on a hit, and on the first call for a table
-// and key one more before them, the lookup of the key's unique index (below).
+// and key one more before them, the lookup of the key's unique index (below). SQLite's
+// duplicate-key message names only the columns; CreateOrGet names the unique index on
+// exactly those columns from the catalog (a plain Create returns the driver's error, in
+// which runtime/uniq finds the table and columns but no name).
+//
+// Check compares each field as the database compares what it was sent (uniq.Same): a nil
+// pointer (a nullable generated type, *sql.NullString) is NULL, and an instant is equal
+// at the precision its column keeps, read from the catalog once per table
+// (PostgreSQL's timestamp: microseconds; MySQL's and MariaDB's DATETIME(n) or TIMESTAMP(n):
+// n digits, GORM's default being 3; SQLite keeps the text the driver writes, to the
+// nanosecond), so that an identical retry of time.Now() is not a mismatch.
 //
 // A soft-deleted row holding the key is loaded (DeletedAt set) and reported with
 // ErrDeleted: the key was used, and reusing it must not silently create a second row.

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -135,14 +136,46 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 	default:
 		v, ok := uniq.As(err)
 		if !ok || dialect != "mysql" || !k.recognises(table, v) {
-			return false, translate(db, uniq.Wrap(err))
+			return false, translate(db, nameSQLiteDuplicate(db, table, uniq.Wrap(err)))
 		}
 	}
-	return false, load(db, s, value, keyFields, checkFields, want, o.key, dialect)
+	return false, p.load(db, s, table, value, keyFields, checkFields, want, o.key, dialect)
+}
+
+// nameSQLiteDuplicate names the unique index of a SQLite duplicate, whose message names
+// only the columns: the one on exactly those columns in the catalog of table.
+func nameSQLiteDuplicate(db *gorm.DB, table string, err error) error {
+	dup, ok := errors.AsType[*uniq.DuplicateError](err)
+	if !ok || dup.Driver != uniq.SQLite || dup.Constraint != "" || len(dup.Columns) == 0 {
+		return err
+	}
+	indexes, _, cerr := readCatalog(db, "sqlite", table)
+	if cerr != nil {
+		return err
+	}
+	for _, ix := range indexes {
+		if ix.name != sqlitePrimaryKey && sameSet(ix.columns, dup.Columns, strings.EqualFold) {
+			dup.Constraint = ix.name
+			break
+		}
+	}
+	return err
+}
+
+// isTime reports whether f holds an instant (time.Time, a pointer to one, sql.NullTime).
+func isTime(f *schema.Field) bool {
+	if f.DataType == schema.Time {
+		return true
+	}
+	t := f.FieldType
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t == reflect.TypeFor[time.Time]()
 }
 
 // load reads the row holding the key into value and checks the payload.
-func load(db *gorm.DB, s *schema.Schema, value any, keyFields, checkFields []*schema.Field, want []any, key []string, dialect string) error {
+func (p *Plugin) load(db *gorm.DB, s *schema.Schema, table string, value any, keyFields, checkFields []*schema.Field, want []any, key []string, dialect string) error {
 	ctx := db.Statement.Context
 	rv := reflect.ValueOf(value)
 	fresh := reflect.New(s.ModelType)
@@ -181,9 +214,16 @@ func load(db *gorm.DB, s *schema.Schema, value any, keyFields, checkFields []*sc
 	var differ []string
 	for i, f := range checkFields {
 		got, _ := f.ValueOf(ctx, rv)
-		if !uniq.Same(want[i], got) {
-			differ = append(differ, f.Name)
+		if uniq.Same(want[i], got) {
+			continue
 		}
+		// The database kept the instant to its column's precision: compare at that.
+		if isTime(f) {
+			if unit := p.timeUnit(db, table, f.DBName); unit > 0 && uniq.SameAt(want[i], got, unit) {
+				continue
+			}
+		}
+		differ = append(differ, f.Name)
 	}
 	if len(differ) > 0 {
 		return &MismatchError{Model: s.Name, Key: key, Fields: differ}

@@ -30,7 +30,9 @@ type Plugin struct {
 	cfg    Config
 	fields sync.Map // *schema.Schema -> []idField or error
 
-	keys sync.Map // keyID -> *uniqueKey: unique keys found by CreateOrGet
+	keys        sync.Map // keyID -> *uniqueKey: unique keys found by CreateOrGet
+	primaryKeys sync.Map // tableID -> []keyColumn: for creates without a model
+	timeDigits  sync.Map // tableID -> map[string]int: time columns' precision, for Check
 }
 
 // New returns the plugin.
@@ -50,6 +52,9 @@ func (p *Plugin) Initialize(db *gorm.DB) error {
 	if err := create.After("gorm:create").Before("gorm:save_after_associations").Register("idgen:idempotent", afterInsert); err != nil {
 		return err
 	}
+	if err := create.After("gorm:create").Before("gorm:save_after_associations").Register("idgen:upsert", p.afterUpsert); err != nil {
+		return err
+	}
 	if t, ok := db.Dialector.(gorm.ErrorTranslator); ok {
 		db.Dialector = keepDriverError{Dialector: db.Dialector, translator: t}
 	}
@@ -65,9 +70,20 @@ const (
 	kindUUID7                 // tagged uuid7: string
 )
 
+// The idgen tag's values.
+const (
+	tagFill      = "fill"      // fill this field of a generated type, though it is not the key
+	tagSnowflake = "snowflake" // fill this plain field with a snowflake ID
+	tagUUID7     = "uuid7"     // fill this plain field with a UUIDv7
+	tagSkip      = "-"         // never fill this field
+)
+
 type idField struct {
 	field *schema.Field
 	kind  kind
+	// key says the field is the primary key, which an insert must write: one that leaves
+	// it out (Select, Omit) while the database does not fill it is refused.
+	key bool
 }
 
 var generatedType = reflect.TypeFor[idgen.Generated]()
@@ -89,6 +105,10 @@ func (p *Plugin) idFields(s *schema.Schema) ([]idField, error) {
 	return fs, nil
 }
 
+// findFields applies the rule of the package documentation ("Which fields are filled"):
+// the primary key when its type is generated, and the fields marked with a tag; never a
+// field GORM does not write or one that refers to another row. A mark on such a field is
+// an error, so that a model's mistake shows at its first create.
 func findFields(s *schema.Schema) ([]idField, error) {
 	var out []idField
 	for _, f := range s.Fields {
@@ -96,42 +116,82 @@ func findFields(s *schema.Schema) ([]idField, error) {
 			continue
 		}
 		tag := f.Tag.Get("idgen")
-		if tag == "" {
-			if reflect.PointerTo(f.FieldType).Implements(generatedType) {
-				out = append(out, idField{field: f, kind: kindGenerated})
-			}
-			continue
-		}
+		generated := reflect.PointerTo(f.FieldType).Implements(generatedType)
 		bad := func(want string) error {
 			return fmt.Errorf("idgorm: field %s.%s has tag idgen:%q but type %s: want %s", s.Name, f.Name, tag, f.FieldType, want)
 		}
+		var k kind
 		switch tag {
-		case "snowflake":
+		case "":
+			if !generated || !f.PrimaryKey {
+				continue
+			}
+			k = kindGenerated
+		case tagFill:
+			if !generated {
+				return nil, bad(`a type written by idgen-gen (tag a plain field idgen:"snowflake" or idgen:"uuid7")`)
+			}
+			k = kindGenerated
+		case tagSnowflake:
 			switch f.FieldType.Kind() {
 			case reflect.Int64, reflect.Uint64, reflect.String:
 			default:
 				return nil, bad("int64, uint64 or string")
 			}
-			out = append(out, idField{field: f, kind: kindSnowflake})
-		case "uuid7":
+			k = kindSnowflake
+		case tagUUID7:
 			if f.FieldType.Kind() != reflect.String {
 				return nil, bad("string")
 			}
-			out = append(out, idField{field: f, kind: kindUUID7})
-		case "-":
+			k = kindUUID7
+		case tagSkip:
+			continue
 		default:
-			return nil, fmt.Errorf("idgorm: field %s.%s: unknown tag idgen:%q: want snowflake or uuid7", s.Name, f.Name, tag)
+			return nil, fmt.Errorf("idgorm: field %s.%s: unknown tag idgen:%q: want fill, snowflake, uuid7 or -", s.Name, f.Name, tag)
 		}
+		if why := neverFilled(s, f); why != "" {
+			if tag != "" {
+				return nil, fmt.Errorf("idgorm: field %s.%s has tag idgen:%q but %s: the plugin never fills it", s.Name, f.Name, tag, why)
+			}
+			continue
+		}
+		out = append(out, idField{field: f, kind: k, key: f.PrimaryKey})
 	}
 	return out, nil
 }
 
-// assign is the create callback that fills zero ID fields, row by row.
+// neverFilled says why f is no field to fill, or "": GORM does not write it (gorm:"-",
+// gorm:"->"), or it refers to a row of a relationship (a belongs-to foreign key, the
+// parent of a tree), whose value comes from that row and never from a new ID.
+func neverFilled(s *schema.Schema, f *schema.Field) string {
+	if !f.Creatable || f.DBName == "" {
+		return `GORM does not write it (gorm:"-" or gorm:"->")`
+	}
+	s.Relationships.Mux.RLock()
+	defer s.Relationships.Mux.RUnlock()
+	for _, rel := range s.Relationships.Relations {
+		for _, ref := range rel.References {
+			if fk := ref.ForeignKey; fk != nil && fk.Schema == s && fk.Name == f.Name {
+				return fmt.Sprintf("it is the foreign key of relationship %s", rel.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// assign is the create callback that fills zero ID fields, row by row, in the fields the
+// insert writes.
 func (p *Plugin) assign(db *gorm.DB) {
-	if db.Error != nil || db.Statement.Schema == nil {
+	if db.Error != nil {
 		return
 	}
-	fields, err := p.idFields(db.Statement.Schema)
+	stmt := db.Statement
+	if stmt.Schema == nil {
+		// db.Table(...).Create(map): no model to say which field is the ID.
+		db.AddError(p.checkTableMap(db))
+		return
+	}
+	fields, err := p.idFields(stmt.Schema)
 	if err != nil {
 		db.AddError(err)
 		return
@@ -139,12 +199,47 @@ func (p *Plugin) assign(db *gorm.DB) {
 	if len(fields) == 0 {
 		return
 	}
-	db.AddError(p.fill(db.Statement.Context, fields, db.Statement.ReflectValue, db.Statement.Dest))
+	written, err := writtenFields(stmt, fields)
+	if err != nil {
+		db.AddError(err)
+		return
+	}
+	up := p.upsertOf(db, written)
+	var filled func(reflect.Value)
+	if up != nil {
+		filled = func(row reflect.Value) { up.rows = append(up.rows, row) }
+	}
+	db.AddError(p.fill(stmt.Context, written, stmt.ReflectValue, filled))
+	if up != nil && len(up.rows) > 0 {
+		up.prepare(db)
+	}
+}
+
+// writtenFields returns the fields of fields that the insert of stmt writes: all of them,
+// unless Select or Omit leave some out. A primary key left out that the database does
+// not fill either is an error: the row would have no ID.
+func writtenFields(stmt *gorm.Statement, fields []idField) ([]idField, error) {
+	if len(stmt.Selects) == 0 && len(stmt.Omits) == 0 {
+		return fields, nil
+	}
+	selected, restricted := stmt.SelectAndOmitColumns(true, false)
+	out := make([]idField, 0, len(fields))
+	for _, f := range fields {
+		if v, ok := selected[f.field.DBName]; (ok && v) || (!ok && !restricted) {
+			out = append(out, f)
+			continue
+		}
+		if f.key && !f.field.HasDefaultValue {
+			return nil, fmt.Errorf("idgorm: %s.%s is left out of the insert by Select or Omit, and the database does not fill it: the row would have no ID; keep it in the insert, or tag it idgen:%q if the database fills it",
+				stmt.Schema.Name, f.field.Name, tagSkip)
+		}
+	}
+	return out, nil
 }
 
 // Fill gives every zero ID field of model (a pointer to a struct, or a slice of them) a
-// new ID, as the plugin does on create. Models that assign IDs in their own BeforeCreate
-// call it with tx.
+// new ID, as the plugin does on create: the primary key and the fields marked with a tag.
+// Models that assign IDs in their own BeforeCreate call it with tx.
 func Fill(tx *gorm.DB, model any) error {
 	p, ok := tx.Config.Plugins[Name].(*Plugin)
 	if !ok {
@@ -162,14 +257,16 @@ func Fill(tx *gorm.DB, model any) error {
 	if tx.Statement != nil && tx.Statement.Context != nil {
 		ctx = tx.Statement.Context
 	}
-	return p.fill(ctx, fields, reflect.ValueOf(model), model)
+	return p.fill(ctx, fields, reflect.ValueOf(model), nil)
 }
 
-func (p *Plugin) fill(ctx context.Context, fields []idField, rv reflect.Value, dest any) error {
+// fill fills the zero fields of every row of rv; filled, if not nil, hears of each struct
+// row whose primary key it filled.
+func (p *Plugin) fill(ctx context.Context, fields []idField, rv reflect.Value, filled func(reflect.Value)) error {
 	rv = reflect.Indirect(rv)
 	switch rv.Kind() {
 	case reflect.Struct:
-		return p.fillRow(ctx, fields, rv)
+		return p.fillRow(ctx, fields, rv, filled)
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < rv.Len(); i++ {
 			row := rv.Index(i)
@@ -188,7 +285,7 @@ func (p *Plugin) fill(ctx context.Context, fields []idField, rv reflect.Value, d
 			if row.Kind() != reflect.Struct {
 				continue
 			}
-			if err := p.fillRow(ctx, fields, row); err != nil {
+			if err := p.fillRow(ctx, fields, row, filled); err != nil {
 				return err
 			}
 		}
@@ -198,7 +295,7 @@ func (p *Plugin) fill(ctx context.Context, fields []idField, rv reflect.Value, d
 	return nil
 }
 
-func (p *Plugin) fillRow(ctx context.Context, fields []idField, row reflect.Value) error {
+func (p *Plugin) fillRow(ctx context.Context, fields []idField, row reflect.Value, filled func(reflect.Value)) error {
 	for _, f := range fields {
 		fv := f.field.ReflectValueOf(ctx, row)
 		if !fv.IsZero() {
@@ -210,25 +307,32 @@ func (p *Plugin) fillRow(ctx context.Context, fields []idField, row reflect.Valu
 		if err := p.setNew(ctx, f, fv); err != nil {
 			return err
 		}
+		if f.key && filled != nil {
+			filled(row)
+		}
 	}
 	return nil
 }
 
-// fillMap fills map creates (db.Model(&T{}).Create(map[string]any{...})) that lack the
-// field, under its database column name.
+// fillMap fills map creates (db.Model(&T{}).Create(map[string]any{...})) whose value for
+// the field, under its Go name or its column name, is missing, nil (a nil interface or a
+// nil pointer) or zero. The new value goes under the key the map already has, so that GORM
+// sees one column, or else under the column name.
 func (p *Plugin) fillMap(ctx context.Context, fields []idField, m reflect.Value) error {
 	if m.Type().Key().Kind() != reflect.String {
 		return fmt.Errorf("idgorm: cannot fill IDs into a %s", m.Type())
 	}
 	for _, f := range fields {
+		key := reflect.ValueOf(f.field.DBName).Convert(m.Type().Key())
 		var cur reflect.Value
-		for _, key := range []string{f.field.Name, f.field.DBName} {
-			if v := m.MapIndex(reflect.ValueOf(key)); v.IsValid() {
-				cur = v
+		for _, name := range []string{f.field.Name, f.field.DBName} {
+			k := reflect.ValueOf(name).Convert(m.Type().Key())
+			if v := m.MapIndex(k); v.IsValid() {
+				key, cur = k, v
 				break
 			}
 		}
-		if cur.IsValid() && !(cur.Kind() == reflect.Interface && cur.IsNil()) && !reflect.Indirect(cur.Elem()).IsZero() {
+		if !zeroValue(cur) {
 			continue
 		}
 		v := reflect.New(f.field.FieldType).Elem()
@@ -238,9 +342,21 @@ func (p *Plugin) fillMap(ctx context.Context, fields []idField, m reflect.Value)
 		if !v.Type().AssignableTo(m.Type().Elem()) {
 			return fmt.Errorf("idgorm: cannot put a %s into a %s", v.Type(), m.Type())
 		}
-		m.SetMapIndex(reflect.ValueOf(f.field.DBName), v)
+		m.SetMapIndex(key, v)
 	}
 	return nil
+}
+
+// zeroValue reports whether a map's value v stands for no ID: absent, a nil interface or
+// pointer, or the zero value of its type (behind any pointers).
+func zeroValue(v reflect.Value) bool {
+	for v.IsValid() && (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) {
+		if v.IsNil() {
+			return true
+		}
+		v = v.Elem()
+	}
+	return !v.IsValid() || v.IsZero()
 }
 
 // setNew stores a new ID in the addressable value v.

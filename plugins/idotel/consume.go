@@ -19,7 +19,7 @@ const (
 )
 
 // Consumer is a consume.Observer counting deliveries by outcome and redelivery; set it as
-// the Observer of a broker adapter's Options (plugins/rabbitmq, plugins/jetstream). Safe
+// the Observer of a broker adapter's Options (plugins/idrabbit, plugins/idjetstream). Safe
 // for concurrent use.
 type Consumer struct {
 	messages metric.Int64Counter

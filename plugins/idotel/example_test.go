@@ -109,7 +109,7 @@ func ExampleNewIdem() {
 	// idgen.idem.request.duration{idgen.idem.outcome=replayed}: count 1
 }
 
-// A consumer's outcomes; the broker adapters (plugins/rabbitmq, plugins/jetstream) call
+// A consumer's outcomes; the broker adapters (plugins/idrabbit, plugins/idjetstream) call
 // the Observer set in their Options for every delivery.
 func ExampleNewConsumer() {
 	reader := sdkmetric.NewManualReader()

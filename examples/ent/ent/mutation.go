@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
@@ -377,6 +378,7 @@ type OrderMutation struct {
 	request_id      *string
 	cents           *int64
 	addcents        *int64
+	due_at          *time.Time
 	clearedFields   map[string]struct{}
 	user            *models.UserID
 	cleareduser     bool
@@ -637,7 +639,7 @@ func (m *OrderMutation) UserID() (r models.UserID, exists bool) {
 // OldUserID returns the old "user_id" field's value of the Order entity.
 // If the Order object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *OrderMutation) OldUserID(ctx context.Context) (v models.UserID, err error) {
+func (m *OrderMutation) OldUserID(ctx context.Context) (v *models.UserID, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
 	}
@@ -667,6 +669,55 @@ func (m *OrderMutation) UserIDCleared() bool {
 func (m *OrderMutation) ResetUserID() {
 	m.user = nil
 	delete(m.clearedFields, order.FieldUserID)
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *OrderMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *OrderMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the Order entity.
+// If the Order object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (m *OrderMutation) ClearDueAt() {
+	m.due_at = nil
+	m.clearedFields[order.FieldDueAt] = struct{}{}
+}
+
+// DueAtCleared returns if the "due_at" field was cleared in this mutation.
+func (m *OrderMutation) DueAtCleared() bool {
+	_, ok := m.clearedFields[order.FieldDueAt]
+	return ok
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *OrderMutation) ResetDueAt() {
+	m.due_at = nil
+	delete(m.clearedFields, order.FieldDueAt)
 }
 
 // ClearUser clears the "user" edge to the User entity.
@@ -784,7 +835,7 @@ func (m *OrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.no != nil {
 		fields = append(fields, order.FieldNo)
 	}
@@ -796,6 +847,9 @@ func (m *OrderMutation) Fields() []string {
 	}
 	if m.user != nil {
 		fields = append(fields, order.FieldUserID)
+	}
+	if m.due_at != nil {
+		fields = append(fields, order.FieldDueAt)
 	}
 	return fields
 }
@@ -813,6 +867,8 @@ func (m *OrderMutation) Field(name string) (ent.Value, bool) {
 		return m.Cents()
 	case order.FieldUserID:
 		return m.UserID()
+	case order.FieldDueAt:
+		return m.DueAt()
 	}
 	return nil, false
 }
@@ -830,6 +886,8 @@ func (m *OrderMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldCents(ctx)
 	case order.FieldUserID:
 		return m.OldUserID(ctx)
+	case order.FieldDueAt:
+		return m.OldDueAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Order field %s", name)
 }
@@ -866,6 +924,13 @@ func (m *OrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUserID(v)
+		return nil
+	case order.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)
@@ -915,6 +980,9 @@ func (m *OrderMutation) ClearedFields() []string {
 	if m.FieldCleared(order.FieldUserID) {
 		fields = append(fields, order.FieldUserID)
 	}
+	if m.FieldCleared(order.FieldDueAt) {
+		fields = append(fields, order.FieldDueAt)
+	}
 	return fields
 }
 
@@ -931,6 +999,9 @@ func (m *OrderMutation) ClearField(name string) error {
 	switch name {
 	case order.FieldUserID:
 		m.ClearUserID()
+		return nil
+	case order.FieldDueAt:
+		m.ClearDueAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Order nullable field %s", name)
@@ -951,6 +1022,9 @@ func (m *OrderMutation) ResetField(name string) error {
 		return nil
 	case order.FieldUserID:
 		m.ResetUserID()
+		return nil
+	case order.FieldDueAt:
+		m.ResetDueAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)

@@ -5,6 +5,7 @@ package ent
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
@@ -25,7 +26,9 @@ type Order struct {
 	// Cents holds the value of the "cents" field.
 	Cents int64 `json:"cents,omitempty"`
 	// UserID holds the value of the "user_id" field.
-	UserID models.UserID `json:"user_id,omitempty"`
+	UserID *models.UserID `json:"user_id,omitempty"`
+	// DueAt holds the value of the "due_at" field.
+	DueAt time.Time `json:"due_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderQuery when eager-loading is set.
 	Edges        OrderEdges `json:"edges"`
@@ -68,14 +71,16 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case order.FieldUserID:
+			values[i] = &sql.NullScanner{S: new(models.UserID)}
 		case order.FieldNo:
 			values[i] = new(models.OrderNo)
-		case order.FieldUserID:
-			values[i] = new(models.UserID)
 		case order.FieldID, order.FieldCents:
 			values[i] = new(sql.NullInt64)
 		case order.FieldRequestID:
 			values[i] = new(sql.NullString)
+		case order.FieldDueAt:
+			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
 		}
@@ -116,10 +121,17 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 				_m.Cents = value.Int64
 			}
 		case order.FieldUserID:
-			if value, ok := values[i].(*models.UserID); !ok {
+			if value, ok := values[i].(*sql.NullScanner); !ok {
 				return fmt.Errorf("unexpected type %T for field user_id", values[i])
-			} else if value != nil {
-				_m.UserID = *value
+			} else if value.Valid {
+				_m.UserID = new(models.UserID)
+				*_m.UserID = *value.S.(*models.UserID)
+			}
+		case order.FieldDueAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field due_at", values[i])
+			} else if value.Valid {
+				_m.DueAt = value.Time
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -176,8 +188,13 @@ func (_m *Order) String() string {
 	builder.WriteString("cents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Cents))
 	builder.WriteString(", ")
-	builder.WriteString("user_id=")
-	builder.WriteString(fmt.Sprintf("%v", _m.UserID))
+	if v := _m.UserID; v != nil {
+		builder.WriteString("user_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("due_at=")
+	builder.WriteString(_m.DueAt.Format(time.ANSIC))
 	builder.WriteByte(')')
 	return builder.String()
 }

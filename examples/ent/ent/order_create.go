@@ -6,18 +6,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
-	"github.com/idgen/idgen/runtime/uniq"
 )
 
 // OrderCreate is the builder for creating a Order entity.
@@ -56,6 +55,20 @@ func (_c *OrderCreate) SetUserID(v models.UserID) *OrderCreate {
 func (_c *OrderCreate) SetNillableUserID(v *models.UserID) *OrderCreate {
 	if v != nil {
 		_c.SetUserID(*v)
+	}
+	return _c
+}
+
+// SetDueAt sets the "due_at" field.
+func (_c *OrderCreate) SetDueAt(v time.Time) *OrderCreate {
+	_c.mutation.SetDueAt(v)
+	return _c
+}
+
+// SetNillableDueAt sets the "due_at" field if the given value is not nil.
+func (_c *OrderCreate) SetNillableDueAt(v *time.Time) *OrderCreate {
+	if v != nil {
+		_c.SetDueAt(*v)
 	}
 	return _c
 }
@@ -189,6 +202,10 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 		_spec.SetField(order.FieldCents, field.TypeInt64, value)
 		_node.Cents = value
 	}
+	if value, ok := _c.mutation.DueAt(); ok {
+		_spec.SetField(order.FieldDueAt, field.TypeTime, value)
+		_node.DueAt = value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -203,7 +220,7 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 		for _, k := range nodes {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
-		_node.UserID = nodes[0]
+		_node.UserID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	if nodes := _c.mutation.PaymentsIDs(); len(nodes) > 0 {
@@ -229,7 +246,7 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 // exists; then it returns that one, with created false, and inserts nothing. It inserts
 // first: one statement when new, two when the key exists. A conflict on another unique
 // key is a *uniq.DuplicateError. A key reused with other values in
-// cents, user_id is an *idgent.MismatchError, returned with the existing Order.
+// cents, user_id, due_at is an *idgent.MismatchError, returned with the existing Order.
 func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool, err error) {
 	key0, ok := _c.mutation.RequestID()
 	if !ok {
@@ -243,7 +260,7 @@ func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool,
 		return node, true, nil
 	}
 	if !idgentimpl.KeyConflict(err, _c.driver.Dialect(), []string{"request_id", "orders_request_id"}) {
-		return nil, false, uniq.Wrap(err)
+		return nil, false, idgentimpl.Duplicate(ctx, _c, err)
 	}
 	query := NewOrderClient(_c.config).Query().Where(order.RequestID(key0))
 	if idgentimpl.IsMySQL(_c.driver.Dialect()) {
@@ -261,6 +278,9 @@ func (_c *OrderCreate) CreateOrGet(ctx context.Context) (_ *Order, created bool,
 	}
 	if v, ok := _c.mutation.UserID(); ok && !idgentimpl.Equal(v, existing.UserID) {
 		differ = append(differ, order.FieldUserID)
+	}
+	if v, ok := _c.mutation.DueAt(); ok && !idgentimpl.EqualAt(v, existing.DueAt, idgentimpl.Digits{MySQL: 0, Postgres: 6}.Unit(_c.driver.Dialect())) {
+		differ = append(differ, order.FieldDueAt)
 	}
 	if len(differ) > 0 {
 		return existing, false, &idgent.MismatchError{Model: "Order", Key: []string{order.FieldRequestID}, Fields: differ}
@@ -350,6 +370,24 @@ func (u *OrderUpsert) UpdateUserID() *OrderUpsert {
 // ClearUserID clears the value of the "user_id" field.
 func (u *OrderUpsert) ClearUserID() *OrderUpsert {
 	u.SetNull(order.FieldUserID)
+	return u
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *OrderUpsert) SetDueAt(v time.Time) *OrderUpsert {
+	u.Set(order.FieldDueAt, v)
+	return u
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *OrderUpsert) UpdateDueAt() *OrderUpsert {
+	u.SetExcluded(order.FieldDueAt)
+	return u
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (u *OrderUpsert) ClearDueAt() *OrderUpsert {
+	u.SetNull(order.FieldDueAt)
 	return u
 }
 
@@ -446,6 +484,27 @@ func (u *OrderUpsertOne) UpdateUserID() *OrderUpsertOne {
 func (u *OrderUpsertOne) ClearUserID() *OrderUpsertOne {
 	return u.Update(func(s *OrderUpsert) {
 		s.ClearUserID()
+	})
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *OrderUpsertOne) SetDueAt(v time.Time) *OrderUpsertOne {
+	return u.Update(func(s *OrderUpsert) {
+		s.SetDueAt(v)
+	})
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *OrderUpsertOne) UpdateDueAt() *OrderUpsertOne {
+	return u.Update(func(s *OrderUpsert) {
+		s.UpdateDueAt()
+	})
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (u *OrderUpsertOne) ClearDueAt() *OrderUpsertOne {
+	return u.Update(func(s *OrderUpsert) {
+		s.ClearDueAt()
 	})
 }
 
@@ -707,6 +766,27 @@ func (u *OrderUpsertBulk) UpdateUserID() *OrderUpsertBulk {
 func (u *OrderUpsertBulk) ClearUserID() *OrderUpsertBulk {
 	return u.Update(func(s *OrderUpsert) {
 		s.ClearUserID()
+	})
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *OrderUpsertBulk) SetDueAt(v time.Time) *OrderUpsertBulk {
+	return u.Update(func(s *OrderUpsert) {
+		s.SetDueAt(v)
+	})
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *OrderUpsertBulk) UpdateDueAt() *OrderUpsertBulk {
+	return u.Update(func(s *OrderUpsert) {
+		s.UpdateDueAt()
+	})
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (u *OrderUpsertBulk) ClearDueAt() *OrderUpsertBulk {
+	return u.Update(func(s *OrderUpsert) {
+		s.ClearDueAt()
 	})
 }
 

@@ -456,7 +456,10 @@ func (_q *OrderQuery) loadUser(ctx context.Context, query *UserQuery, nodes []*O
 	ids := make([]models.UserID, 0, len(nodes))
 	nodeids := make(map[models.UserID][]*Order)
 	for i := range nodes {
-		fk := nodes[i].UserID
+		if nodes[i].UserID == nil {
+			continue
+		}
+		fk := *nodes[i].UserID
 		if _, ok := nodeids[fk]; !ok {
 			ids = append(ids, fk)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -68,6 +69,26 @@ func (_u *OrderUpdate) SetNillableUserID(v *models.UserID) *OrderUpdate {
 // ClearUserID clears the value of the "user_id" field.
 func (_u *OrderUpdate) ClearUserID() *OrderUpdate {
 	_u.mutation.ClearUserID()
+	return _u
+}
+
+// SetDueAt sets the "due_at" field.
+func (_u *OrderUpdate) SetDueAt(v time.Time) *OrderUpdate {
+	_u.mutation.SetDueAt(v)
+	return _u
+}
+
+// SetNillableDueAt sets the "due_at" field if the given value is not nil.
+func (_u *OrderUpdate) SetNillableDueAt(v *time.Time) *OrderUpdate {
+	if v != nil {
+		_u.SetDueAt(*v)
+	}
+	return _u
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (_u *OrderUpdate) ClearDueAt() *OrderUpdate {
+	_u.mutation.ClearDueAt()
 	return _u
 }
 
@@ -164,6 +185,12 @@ func (_u *OrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedCents(); ok {
 		_spec.AddField(order.FieldCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DueAt(); ok {
+		_spec.SetField(order.FieldDueAt, field.TypeTime, value)
+	}
+	if _u.mutation.DueAtCleared() {
+		_spec.ClearField(order.FieldDueAt, field.TypeTime)
 	}
 	if _u.mutation.UserCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -300,6 +327,26 @@ func (_u *OrderUpdateOne) ClearUserID() *OrderUpdateOne {
 	return _u
 }
 
+// SetDueAt sets the "due_at" field.
+func (_u *OrderUpdateOne) SetDueAt(v time.Time) *OrderUpdateOne {
+	_u.mutation.SetDueAt(v)
+	return _u
+}
+
+// SetNillableDueAt sets the "due_at" field if the given value is not nil.
+func (_u *OrderUpdateOne) SetNillableDueAt(v *time.Time) *OrderUpdateOne {
+	if v != nil {
+		_u.SetDueAt(*v)
+	}
+	return _u
+}
+
+// ClearDueAt clears the value of the "due_at" field.
+func (_u *OrderUpdateOne) ClearDueAt() *OrderUpdateOne {
+	_u.mutation.ClearDueAt()
+	return _u
+}
+
 // SetUser sets the "user" edge to the User entity.
 func (_u *OrderUpdateOne) SetUser(v *User) *OrderUpdateOne {
 	return _u.SetUserID(v.ID)
@@ -423,6 +470,12 @@ func (_u *OrderUpdateOne) sqlSave(ctx context.Context) (_node *Order, err error)
 	}
 	if value, ok := _u.mutation.AddedCents(); ok {
 		_spec.AddField(order.FieldCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DueAt(); ok {
+		_spec.SetField(order.FieldDueAt, field.TypeTime, value)
+	}
+	if _u.mutation.DueAtCleared() {
+		_spec.ClearField(order.FieldDueAt, field.TypeTime)
 	}
 	if _u.mutation.UserCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -11,13 +11,11 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
-
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/models"
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
-	"github.com/idgen/idgen/runtime/uniq"
 )
 
 // PaymentCreate is the builder for creating a Payment entity.
@@ -207,7 +205,7 @@ func (_c *PaymentCreate) CreateOrGet(ctx context.Context) (_ *Payment, created b
 		return node, true, nil
 	}
 	if !idgentimpl.KeyConflict(err, _c.driver.Dialect(), []string{"payment_order_id_attempt"}) {
-		return nil, false, uniq.Wrap(err)
+		return nil, false, idgentimpl.Duplicate(ctx, _c, err)
 	}
 	query := NewPaymentClient(_c.config).Query().Where(payment.OrderID(key0), payment.Attempt(key1))
 	if idgentimpl.IsMySQL(_c.driver.Dialect()) {

@@ -100,8 +100,12 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID.
+// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
 func (id *UserID) Scan(src any) error {
+	if p, ok := src.(*UserID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
 	if err != nil {
 		return err
@@ -234,7 +238,12 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
 // OrderNo.
+// A *OrderNo (what ent's bulk creates pass back) is copied.
 func (id *OrderNo) Scan(src any) error {
+	if p, ok := src.(*OrderNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
 		return err
@@ -372,8 +381,12 @@ func (id *PaymentID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero PaymentID.
+// NULL scans as the zero PaymentID. A *PaymentID (what ent's bulk creates pass back) is copied.
 func (id *PaymentID) Scan(src any) error {
+	if p, ok := src.(*PaymentID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	u, _, err := codec.ScanUUID("PaymentID", src, parsePaymentID)
 	if err != nil {
 		return err
@@ -495,7 +508,12 @@ func (id *TxnNo) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: text holding a TxnNo. NULL and empty text scan as the zero TxnNo.
+// A *TxnNo (what ent's bulk creates pass back) is copied.
 func (id *TxnNo) Scan(src any) error {
+	if p, ok := src.(*TxnNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("TxnNo", src)
 	if err != nil {
 		return err

@@ -99,8 +99,12 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID.
+// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
 func (id *UserID) Scan(src any) error {
+	if p, ok := src.(*UserID); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
 	if err != nil {
 		return err
@@ -233,7 +237,12 @@ func (id *OrderNo) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: text holding an OrderNo. NULL and empty text scan as the zero
 // OrderNo.
+// A *OrderNo (what ent's bulk creates pass back) is copied.
 func (id *OrderNo) Scan(src any) error {
+	if p, ok := src.(*OrderNo); ok && p != nil {
+		*id = *p
+		return nil
+	}
 	s, _, err := codec.ScanString("OrderNo", src)
 	if err != nil {
 		return err

@@ -15,10 +15,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+	entfield "entgo.io/ent/schema/field"
 
 	"github.com/idgen/idgen/plugins/idgent"
 )
@@ -65,10 +68,19 @@ func (*Extension) Hooks() []gen.Hook {
 
 // resolved is what the CreateOrGet template reads from a schema's annotation.
 type resolved struct {
-	Keys, Checks []*gen.Field
+	Keys   []*gen.Field
+	Checks []*check
 	// Indexes are the names the key's unique index may have: MySQL reports duplicates by
 	// index name.
 	Indexes []string
+}
+
+// check is a field CreateOrGet compares with the stored row.
+type check struct {
+	*gen.Field
+	// Digits is, for a time field, the idgentimpl.Digits literal of its column's
+	// precision on each database; "" for any other field.
+	Digits string
 }
 
 func resolve(t *gen.Type) error {
@@ -91,18 +103,31 @@ func resolve(t *gen.Type) error {
 		return fmt.Errorf("entcext: schema %s: Idempotent needs a Key", t.Name)
 	}
 	r := &resolved{}
-	for _, list := range []struct {
-		names []string
-		out   *[]*gen.Field
-		what  string
-	}{{a.Key, &r.Keys, "key"}, {a.Check, &r.Checks, "checked"}} {
-		for _, name := range list.names {
-			i := slices.IndexFunc(t.Fields, func(f *gen.Field) bool { return f.Name == name })
-			if i < 0 {
-				return fmt.Errorf("entcext: schema %s: Idempotent %s field %q does not exist", t.Name, list.what, name)
-			}
-			*list.out = append(*list.out, t.Fields[i])
+	field := func(name, what string) (*gen.Field, error) {
+		i := slices.IndexFunc(t.Fields, func(f *gen.Field) bool { return f.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("entcext: schema %s: Idempotent %s field %q does not exist", t.Name, what, name)
 		}
+		return t.Fields[i], nil
+	}
+	for _, name := range a.Key {
+		f, err := field(name, "key")
+		if err != nil {
+			return err
+		}
+		r.Keys = append(r.Keys, f)
+	}
+	for _, name := range a.Check {
+		f, err := field(name, "checked")
+		if err != nil {
+			return err
+		}
+		c := &check{Field: f}
+		if f.Type != nil && f.Type.Type == entfield.TypeTime {
+			c.Digits = fmt.Sprintf("idgentimpl.Digits{MySQL: %d, Postgres: %d}",
+				timeDigits(f.Column().SchemaType[dialect.MySQL], 0), timeDigits(f.Column().SchemaType[dialect.Postgres], 6))
+		}
+		r.Checks = append(r.Checks, c)
 	}
 	if len(r.Keys) == 1 && r.Keys[0].Unique {
 		// A unique column's index is named after the column.
@@ -119,6 +144,34 @@ func resolve(t *gen.Type) error {
 	}
 	t.Annotations[idgent.AnnotationName] = r
 	return nil
+}
+
+// timeDigits returns the fractional-second digits a time column of schemaType keeps on a
+// database whose time types keep def digits when they name none (MySQL 0, PostgreSQL 6):
+// the N of "datetime(N)", "timestamp(N) with time zone" and the like, else def ("" is
+// ent's default type). Another type (date) compares exactly, -1: how it rounds an instant
+// is the server's business.
+func timeDigits(schemaType string, def int) int {
+	t := strings.ToLower(strings.TrimSpace(schemaType))
+	if t == "" {
+		return def
+	}
+	if !strings.HasPrefix(t, "time") && !strings.HasPrefix(t, "datetime") {
+		return -1
+	}
+	i := strings.IndexByte(t, '(')
+	if i < 0 {
+		return def
+	}
+	j := strings.IndexByte(t[i:], ')')
+	if j < 0 {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(t[i+1 : i+j]))
+	if err != nil || n < 0 || n > 9 {
+		return def
+	}
+	return n
 }
 
 func quoteAll(names []string) string {

@@ -56,3 +56,27 @@ func TestResolve(t *testing.T) {
 		t.Errorf("resolving twice: %v", err)
 	}
 }
+
+func TestTimeDigits(t *testing.T) {
+	for _, tc := range []struct {
+		schemaType string
+		def, want  int
+	}{
+		{"", 0, 0}, // ent's default on MySQL: timestamp
+		{"", 6, 6}, // on PostgreSQL: timestamp with time zone
+		{"datetime", 0, 0},
+		{"DATETIME(6)", 0, 6},
+		{"timestamp(3)", 0, 3},
+		{"timestamp", 6, 6},
+		{"timestamptz(3)", 6, 3},
+		{"timestamp(0) with time zone", 6, 0},
+		{"time", 6, 6},
+		{"date", 0, -1},
+		{"varchar(32)", 0, -1},
+		{"datetime(x)", 0, 0},
+	} {
+		if got := timeDigits(tc.schemaType, tc.def); got != tc.want {
+			t.Errorf("timeDigits(%q, %d) = %d, want %d", tc.schemaType, tc.def, got, tc.want)
+		}
+	}
+}

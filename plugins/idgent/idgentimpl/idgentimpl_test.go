@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -36,5 +37,28 @@ func TestKeyConflict(t *testing.T) {
 	}
 	if !IsMySQL(dialect.MySQL) || IsMySQL(dialect.Postgres) {
 		t.Error("IsMySQL")
+	}
+}
+
+func TestDigitsUnit(t *testing.T) {
+	d := Digits{MySQL: 3, Postgres: 6}
+	for _, c := range []struct {
+		dialect string
+		want    time.Duration
+	}{
+		{dialect.MySQL, time.Millisecond},
+		{dialect.Postgres, time.Microsecond},
+		{dialect.SQLite, 0},
+		{"other", 0},
+	} {
+		if got := d.Unit(c.dialect); got != c.want {
+			t.Errorf("Unit(%s) = %v, want %v", c.dialect, got, c.want)
+		}
+	}
+	if got := (Digits{MySQL: 0}).Unit(dialect.MySQL); got != time.Second {
+		t.Errorf("0 digits: %v, want a second", got)
+	}
+	if got := (Digits{MySQL: -1}).Unit(dialect.MySQL); got != 0 {
+		t.Errorf("-1 digits: %v, want exact", got)
 	}
 }

@@ -25,6 +25,7 @@ var (
 		{Name: "no", Type: field.TypeString, Unique: true, Size: 64, SchemaType: map[string]string{"mysql": "varchar(64)"}},
 		{Name: "request_id", Type: field.TypeString, Unique: true, Size: 64},
 		{Name: "cents", Type: field.TypeInt64},
+		{Name: "due_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeInt64, Nullable: true},
 	}
 	// OrdersTable holds the schema information for the "orders" table.
@@ -35,7 +36,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "orders_users_orders",
-				Columns:    []*schema.Column{OrdersColumns[4]},
+				Columns:    []*schema.Column{OrdersColumns[5]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.SetNull,
 			},

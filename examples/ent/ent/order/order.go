@@ -21,6 +21,8 @@ const (
 	FieldCents = "cents"
 	// FieldUserID holds the string denoting the user_id field in the database.
 	FieldUserID = "user_id"
+	// FieldDueAt holds the string denoting the due_at field in the database.
+	FieldDueAt = "due_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
@@ -50,6 +52,7 @@ var Columns = []string{
 	FieldRequestID,
 	FieldCents,
 	FieldUserID,
+	FieldDueAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -103,6 +106,11 @@ func ByCents(opts ...sql.OrderTermOption) OrderOption {
 // ByUserID orders the results by the user_id field.
 func ByUserID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUserID, opts...).ToFunc()
+}
+
+// ByDueAt orders the results by the due_at field.
+func ByDueAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDueAt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

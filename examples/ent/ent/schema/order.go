@@ -18,12 +18,14 @@ func (Order) Mixin() []ent.Mixin {
 	return []ent.Mixin{idgent.ID(nil), idgent.Number[models.OrderNo]("no", nil), idgent.DuplicatesMixin{}}
 }
 
-// Fields of the Order. request_id is the client's idempotency key.
+// Fields of the Order. request_id is the client's idempotency key; a guest's order has no
+// user_id (NULL); due_at is when it must ship, if the customer said.
 func (Order) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("request_id").MaxLen(64).Unique().Immutable(),
 		field.Int64("cents"),
-		field.Int64("user_id").GoType(models.UserID(0)).Optional(),
+		field.Int64("user_id").GoType(models.UserID(0)).Optional().Nillable(),
+		field.Time("due_at").Optional(),
 	}
 }
 
@@ -35,7 +37,8 @@ func (Order) Edges() []ent.Edge {
 	}
 }
 
-// Annotations make Create().CreateOrGet idempotent on request_id, checking the amount.
+// Annotations make Create().CreateOrGet idempotent on request_id, checking the amount, the
+// user and the due date.
 func (Order) Annotations() []schema.Annotation {
-	return []schema.Annotation{idgent.Idempotent{Key: []string{"request_id"}, Check: []string{"cents", "user_id"}}}
+	return []schema.Annotation{idgent.Idempotent{Key: []string{"request_id"}, Check: []string{"cents", "user_id", "due_at"}}}
 }
