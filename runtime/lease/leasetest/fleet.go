@@ -5,9 +5,11 @@ package leasetest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,7 +169,7 @@ type Issued struct {
 }
 
 // IDs returns the IDs the worker wrote, without a line torn by a kill.
-func (p *Proc) IDs(t *testing.T) []Issued {
+func (p *Proc) IDs(t testing.TB) []Issued {
 	t.Helper()
 	f, err := os.Open(p.Spec.IDs)
 	if err != nil {
@@ -489,51 +491,47 @@ func testFleet(t *testing.T, tg Target, ns string) (notExercised string) {
 
 // CheckIDs reads the IDs of all (workers in mode "fleet", exited), checks that none
 // repeats, that each is of a worker ID its process acquired in [0, maxWorker], and that
-// each holder of a worker ID stamped only after the previous holder's last tick; it
-// returns the IDs by process. The IDs are read in the classic layout the workers use.
-func CheckIDs(t *testing.T, all []*Proc, maxWorker int64) map[*Proc][]Issued {
+// the holders of a worker ID took turns: in the order of their ticks, the IDs of one
+// worker ID fall into runs of one process each, a run starts after the previous run's
+// last tick (never in a tick another holder used), and a process has no more runs than
+// times it acquired that worker ID (a process that lost a worker ID and got it back later
+// has two runs, with another holder's between them). It returns the IDs by process. The
+// IDs are read in the classic layout the workers use.
+func CheckIDs(t testing.TB, all []*Proc, maxWorker int64) map[*Proc][]Issued {
 	t.Helper()
 	layout := snowflake.Classic()
-	// Every ID once; every worker ID in range; each process's IDs of the IDs it acquired.
-	type segment struct {
-		Proc     string
-		acquired time.Time
-		min, max int64 // ticks
-		n        int
+	type stamp struct {
+		tick int64
+		proc string
 	}
-	segs := map[int64][]*segment{} // by worker
+	byWorker := map[int64][]stamp{}        // every ID's tick and process, by worker
+	acquired := map[int64]map[string]int{} // acquisitions by worker and process
 	var every []snowflake.ID
 	idsOf := map[*Proc][]Issued{}
 	for _, p := range all {
 		ids := p.IDs(t)
 		idsOf[p] = ids
-		mine := map[int64]*segment{}
+		mine := map[int64]bool{}
 		for _, a := range p.Events("acquired") {
 			w := a.Int("worker")
 			if w < 0 || w > maxWorker {
 				t.Errorf("%s acquired worker %d, outside [0, %d]", p.Name, w, maxWorker)
 			}
-			if mine[w] == nil {
-				mine[w] = &segment{Proc: p.Name, acquired: a.At(), min: 1 << 62, max: -1}
-				segs[w] = append(segs[w], mine[w])
+			mine[w] = true
+			if acquired[w] == nil {
+				acquired[w] = map[string]int{}
 			}
+			acquired[w][p.Name]++
 		}
 		for _, x := range ids {
 			parts, _ := layout.Decode(x.ID)
-			s := mine[parts.Worker]
-			if s == nil {
+			if !mine[parts.Worker] {
 				t.Fatalf("%s issued %d of worker %d, which it never acquired", p.Name, x.ID, parts.Worker)
 			}
-			s.min, s.max, s.n = min(s.min, parts.Tick), max(s.max, parts.Tick), s.n+1
+			byWorker[parts.Worker] = append(byWorker[parts.Worker], stamp{parts.Tick, p.Name})
 			every = append(every, x.ID)
 		}
-		t.Logf("%-13s %7d IDs, workers %v", p.Name, len(ids), slices.Sorted(func(yield func(int64) bool) {
-			for w := range mine {
-				if !yield(w) {
-					return
-				}
-			}
-		}))
+		t.Logf("%-13s %7d IDs, workers %v", p.Name, len(ids), slices.Sorted(maps.Keys(mine)))
 	}
 	slices.Sort(every)
 	dups := 0
@@ -548,23 +546,32 @@ func CheckIDs(t *testing.T, all []*Proc, maxWorker int64) map[*Proc][]Issued {
 	t.Logf("%d IDs from %d processes, %d duplicates", len(every), len(all), dups)
 
 	// Successive holders of one worker ID issue in disjoint, increasing ticks.
-	for w, ss := range segs {
-		slices.SortFunc(ss, func(a, b *segment) int { return a.acquired.Compare(b.acquired) })
-		var prev *segment
-		for _, s := range ss {
-			if s.n == 0 {
-				continue
+	for w, ss := range byWorker {
+		slices.SortStableFunc(ss, func(a, b stamp) int {
+			if c := cmp.Compare(a.tick, b.tick); c != 0 {
+				return c
 			}
-			if prev != nil && s.min <= prev.max {
-				t.Errorf("worker %d: %s issued from tick %d, not after %s's last tick %d", w, s.Proc, s.min, prev.Proc, prev.max)
+			return strings.Compare(a.proc, b.proc)
+		})
+		runs := map[string]int{}
+		var who []string
+		start := 0
+		for i := range ss {
+			if i > 0 && ss[i].proc != ss[i-1].proc && ss[i].tick == ss[i-1].tick {
+				t.Errorf("worker %d: %s and %s both issued in tick %d", w, ss[i-1].proc, ss[i].proc, ss[i].tick)
 			}
-			prev = s
+			if i == len(ss)-1 || ss[i+1].proc != ss[i].proc {
+				runs[ss[i].proc]++
+				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", ss[i].proc, i+1-start, ss[start].tick, ss[i].tick))
+				start = i + 1
+			}
 		}
-		if len(ss) > 1 {
-			var who []string
-			for _, s := range ss {
-				who = append(who, fmt.Sprintf("%s (%d IDs, ticks %d..%d)", s.Proc, s.n, s.min, s.max))
+		for proc, n := range runs {
+			if n > acquired[w][proc] {
+				t.Errorf("worker %d: %s issued in %d runs between other holders' IDs, but acquired it %d times", w, proc, n, acquired[w][proc])
 			}
+		}
+		if len(who) > 1 {
 			t.Logf("worker %d held by %s", w, strings.Join(who, " then "))
 		}
 	}
