@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -37,10 +38,12 @@ type Config struct {
 	// FingerprintHeaders are request headers that, with the method, path, query and body,
 	// make the request's fingerprint: the same key with another fingerprint gets 422.
 	FingerprintHeaders []string
-	// FingerprintBody, when set, maps the request body to what the fingerprint hashes;
-	// CanonicalJSON makes JSON bodies that differ only in whitespace and key order one
-	// request. Nil: the body's bytes.
-	FingerprintBody func(body []byte) []byte
+	// FingerprintBody, when set, writes to dst what the fingerprint hashes of the request
+	// body (dst is a hash: what is written is not kept); CanonicalJSON makes JSON bodies
+	// that differ only in whitespace and member order one request. An error refuses the
+	// request with 400 and the error's text as the problem's detail, before any claim:
+	// return errors written for the client. Nil: the body's bytes.
+	FingerprintBody func(dst io.Writer, body []byte) error
 	// LockTimeout is how long a claim whose holder stopped renewing it stays in progress
 	// before the holder is presumed dead and another request may take the key;
 	// DefaultLockTimeout if zero. Work may take longer: the claim is renewed every
@@ -222,7 +225,11 @@ func (m *Middleware) serveKeyed(w http.ResponseWriter, r *http.Request, next htt
 	r.Body = &wk.in
 	wk.key = Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
 	k := &wk.key
-	fp := m.fingerprint(r, body)
+	fp, err := m.fingerprint(r, body)
+	if err != nil {
+		problem(w, http.StatusBadRequest, "Invalid request body", err.Error())
+		return Refused
+	}
 
 	ctx := r.Context()
 	deadline := time.Now().Add(m.cfg.Wait)
