@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -177,7 +178,15 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	raw := ""
 	for _, h := range m.cfg.KeyHeaders {
-		if raw = r.Header.Get(h); raw != "" {
+		switch vs := r.Header.Values(h); {
+		case len(vs) > 1:
+			// Two field lines are one list (RFC 9110 5.3), which a proxy may have joined
+			// already: both forms reach parseKey as the list, which is not a key.
+			raw = strings.Join(vs, ", ")
+		case len(vs) == 1:
+			raw = vs[0]
+		}
+		if raw != "" {
 			break
 		}
 	}

@@ -1,0 +1,89 @@
+package idem_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idgen/idgen/runtime/idem"
+)
+
+// keyServer is a server behind the middleware on a Memory store whose handler answers 201
+// and records the keys it ran under.
+type keyServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	keys []string
+}
+
+func newKeyServer(t *testing.T) *keyServer {
+	s := &keyServer{}
+	mw, err := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Server = httptest.NewServer(mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, _ := idem.KeyFrom(r.Context())
+		s.mu.Lock()
+		s.keys = append(s.keys, k.Value)
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	})))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// send posts with the Idempotency-Key field lines given, one a line.
+func (s *keyServer) send(t *testing.T, lines ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL, strings.NewReader("{}"))
+	req.Header[idem.DefaultKeyHeader] = lines
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestKeyFieldLines: two Idempotency-Key field lines and the one line a proxy combines them
+// into (RFC 9110 5.3) get the same answer, 400: a list is not a key. Neither key is
+// claimed: each, sent alone afterwards, runs. Before, two lines were served under the first
+// key and the combined line under the key "k-a, k-b".
+func TestKeyFieldLines(t *testing.T) {
+	s := newKeyServer(t)
+	for _, lines := range [][]string{
+		{"k-a", "k-b"},
+		{"k-a, k-b"},
+		{"k-a,k-b"},
+		{`"k-a", "k-b"`},
+		{"", "k-a"},
+		{"k-a", ""},
+		{`"k-a"`, `"k-b"`},
+	} {
+		resp, body := s.send(t, lines...)
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("key lines %q: %d %s; want 400", lines, resp.StatusCode, body)
+		}
+	}
+	if len(s.keys) != 0 {
+		t.Fatalf("served under %q", s.keys)
+	}
+	for _, k := range []string{"k-a", "k-b"} {
+		if resp, body := s.send(t, k); resp.StatusCode != http.StatusCreated || resp.Header.Get(idem.ReplayedHeader) != "" {
+			t.Errorf("key %q alone after the refusals: %d %s replayed=%q; want a first run", k, resp.StatusCode, body, resp.Header.Get(idem.ReplayedHeader))
+		}
+	}
+	// A comma inside a Structured Field string is part of one key.
+	if resp, body := s.send(t, `"k-a, k-b"`); resp.StatusCode != http.StatusCreated {
+		t.Errorf(`the quoted key "k-a, k-b": %d %s`, resp.StatusCode, body)
+	}
+	if want := []string{"k-a", "k-b", "k-a, k-b"}; strings.Join(s.keys, "|") != strings.Join(want, "|") {
+		t.Errorf("served under %q, want %q", s.keys, want)
+	}
+}
