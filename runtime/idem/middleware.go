@@ -63,10 +63,13 @@ type Config struct {
 	// DefaultMaxRequestBytes if zero.
 	MaxRequestBytes int64
 	// MaxResponseBytes bounds a stored response body, and the memory a response takes;
-	// DefaultMaxResponseBytes if zero. A larger response streams to the client as the handler writes it, and
-	// the key is completed with its status and headers but not its body: a retry gets that
-	// status, a problem+json body saying so and an Idempotency-Warning, and the handler
-	// does not run again. A handler that flushes or hijacks is treated the same way.
+	// DefaultMaxResponseBytes if zero. A larger response streams to the client as the
+	// handler writes it, and the key is completed with its status and headers but not its
+	// body: a retry gets that status, a problem+json body saying so and an
+	// Idempotency-Warning, and the handler does not run again. A handler that flushes is
+	// treated the same way. A handler that hijacks the connection (a protocol switch) sent
+	// what the middleware cannot see: its key is completed as not replayable, and a retry
+	// gets 422 with a problem+json body saying so and the warning, without running again.
 	MaxResponseBytes int
 	// Logger receives what the client is not told: store failures, a failing Scope, lost
 	// claims. Nil: slog.Default() at New.
@@ -119,7 +122,8 @@ type Middleware struct {
 	cfg     Config
 	log     *slog.Logger
 	watches watches
-	warn    string // the Idempotency-Warning of a response passed through
+	warn    string   // the Idempotency-Warning of a response passed through
+	taken   Response // what a key whose handler hijacked the connection replays
 }
 
 // New checks cfg, fills its defaults and returns the middleware.
@@ -161,6 +165,15 @@ func New(cfg Config) (*Middleware, error) {
 		m.log = slog.Default()
 	}
 	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, streamed or hijacked); a retry with this key gets its status without the body"
+	m.taken = Response{
+		Status: http.StatusUnprocessableEntity,
+		Header: http.Header{
+			"Content-Type": {"application/problem+json"},
+			WarningHeader:  {"the request took over its connection; its response was not stored and cannot be replayed"},
+		},
+		Body: problemBody(http.StatusUnprocessableEntity, "Response not replayable",
+			"the request with this key was processed, and its handler took over the connection (a protocol switch): what it sent there was not kept, and the request is not run again; send it with a new Idempotency-Key to run it again"),
+	}
 	return m, nil
 }
 
@@ -327,6 +340,14 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 			m.unavailable(bg, w, "renewing the claim", lost)
 		}
 		return ClaimLost
+	case rec.hijacked():
+		// Whatever the handler sent (101 and another protocol, most often) went over a
+		// connection the middleware does not see: a retry cannot be given it, nor told it
+		// succeeded or failed, and must not run the handler again. Never released.
+		if err := store.Complete(bg, key, token, m.taken, m.cfg.TTL); err != nil {
+			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose handler hijacked the connection; a retry may run again", slog.String("key", key), slog.Any("error", err))
+		}
+		return Ran
 	case m.cfg.Release(status):
 		if err := store.Release(bg, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
 			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", key), slog.Any("error", err))

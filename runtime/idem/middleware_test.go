@@ -1,8 +1,11 @@
 package idem_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,5 +88,66 @@ func TestKeyFieldLines(t *testing.T) {
 	}
 	if want := []string{"k-a", "k-b", "k-a, k-b"}; strings.Join(s.keys, "|") != strings.Join(want, "|") {
 		t.Errorf("served under %q, want %q", s.keys, want)
+	}
+}
+
+// TestHijackReplay: a request whose handler took the connection (a protocol switch, 101)
+// is not run again, and its retries get what can honestly be said of it: 422, a
+// problem+json body saying its response cannot be replayed, Idempotent-Replayed and the
+// warning, none of the handler's headers (no Upgrade). Before, retries got 200 and a body
+// saying the response had been too large or streamed.
+func TestHijackReplay(t *testing.T) {
+	runs := 0
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runs++
+		w.Header().Set("Upgrade", "example/1")
+		w.Header().Set("Connection", "Upgrade")
+		c, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("Hijack through the middleware: %v", err)
+			return
+		}
+		defer c.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: example/1\r\nConnection: Upgrade\r\n\r\nhello")
+		rw.Flush()
+	})
+	mw, err := idem.New(idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mw.Wrap(h))
+	defer srv.Close()
+	upgrade := func() (status int, header http.Header, body string) {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nIdempotency-Key: up-1\r\nUpgrade: example/1\r\nConnection: Upgrade\r\nContent-Length: 2\r\n\r\n{}")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	if status, _, _ := upgrade(); status != http.StatusSwitchingProtocols {
+		t.Fatalf("first request: %d, want the handler's 101", status)
+	}
+	for i := range 2 {
+		status, header, body := upgrade()
+		var p struct {
+			Status int    `json:"status"`
+			Title  string `json:"title"`
+			Detail string `json:"detail"`
+		}
+		if status != http.StatusUnprocessableEntity || header.Get("Content-Type") != "application/problem+json" ||
+			json.Unmarshal([]byte(body), &p) != nil || p.Status != status || !strings.Contains(p.Detail, "connection") ||
+			header.Get(idem.ReplayedHeader) != "true" || header.Get(idem.WarningHeader) == "" || header.Get("Upgrade") != "" {
+			t.Errorf("retry %d: %d %v %s; want 422, a problem about the taken connection, replayed, no Upgrade", i, status, header, body)
+		}
+	}
+	if runs != 1 {
+		t.Errorf("the handler ran %d times", runs)
 	}
 }
