@@ -328,49 +328,69 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 		m.watches.wake(key)
 	}()
 	next.ServeHTTP(rec, r.WithContext(wk))
-	lost := wk.stop()
+	lost, taken := wk.stop()
+	if taken {
+		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was taken by another request while the handler ran; nothing stored", slog.String("key", key), slog.Any("error", lost))
+		m.claimLost(bg, w, rec, before, lost)
+		return ClaimLost
+	}
+	// lost, if set, is a claim whose renewals failed, which may still be this token's: the
+	// store calls below act only if it is (see work), and the client gets the handler's
+	// response only if the store took its outcome.
+	out, what := Ran, ""
+	var err error
 	status := rec.statusCode()
 	switch {
-	case lost != nil:
-		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was lost while the handler ran; nothing stored", slog.String("key", key), slog.Any("error", lost))
-		if !rec.passing() {
-			h := w.Header()
-			clear(h)
-			maps.Copy(h, before)
-			m.unavailable(bg, w, "renewing the claim", lost)
-		}
-		return ClaimLost
 	case rec.hijacked():
 		// Whatever the handler sent (101 and another protocol, most often) went over a
 		// connection the middleware does not see: a retry cannot be given it, nor told it
 		// succeeded or failed, and must not run the handler again. Never released.
-		if err := store.Complete(bg, key, token, m.taken, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose handler hijacked the connection; a retry may run again", slog.String("key", key), slog.Any("error", err))
-		}
-		return Ran
+		err = store.Complete(bg, key, token, m.taken, m.cfg.TTL)
+		what = "completing a key whose handler hijacked the connection; a retry may run again"
 	case m.cfg.Release(status):
-		if err := store.Release(bg, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", key), slog.Any("error", err))
+		out = Released
+		if err = store.Release(bg, key, token); errors.Is(err, ErrNotHolder) && lost == nil {
+			err = nil // the lock timed out, and the key is free or another's: either way released
 		}
-		if !rec.passing() {
-			rec.send()
-		}
-		return Released
+		what = "releasing a key; it stays claimed until its lock times out"
 	case rec.passing():
-		resp := m.omitted(w.Header(), status)
-		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", key), slog.Any("error", err))
-		}
-		return Ran
+		err = store.Complete(bg, key, token, m.omitted(w.Header(), status), m.cfg.TTL)
+		what = "completing a key whose response was not kept"
 	default:
 		resp := Response{Status: status, Header: storedHeader(w.Header()), Body: rec.body}
-		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key; a retry may run the handler again", slog.String("key", key), slog.Any("error", err))
+		err = store.Complete(bg, key, token, resp, m.cfg.TTL)
+		what = "completing a key; a retry may run the handler again"
+	}
+	switch {
+	case err != nil && lost != nil:
+		m.log.LogAttrs(bg, slog.LevelError, "idem: renewing the claim failed while the handler ran, and its outcome could not be stored with the claim's token; nothing stored", slog.String("key", key), slog.Any("error", lost), slog.Any("store", err))
+		m.claimLost(bg, w, rec, before, lost)
+		return ClaimLost
+	case lost != nil:
+		m.log.LogAttrs(bg, slog.LevelWarn, "idem: renewing the claim failed while the handler ran, but the claim was still its own: its outcome was stored", slog.String("key", key), slog.Any("error", lost))
+	case err != nil:
+		m.log.LogAttrs(bg, slog.LevelError, "idem: "+what, slog.String("key", key), slog.Any("error", err))
+		if out == Ran && !rec.passing() {
 			w.Header().Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
-	rec.send()
-	return Ran
+	if !rec.passing() {
+		rec.send()
+	}
+	return out
+}
+
+// claimLost answers a request whose claim was lost with 503, unless the response already
+// went to the client: the headers the handler set are dropped for those the writer had
+// before it ran.
+func (m *Middleware) claimLost(ctx context.Context, w http.ResponseWriter, rec *recorder, before http.Header, lost error) {
+	if rec.passing() {
+		return
+	}
+	h := w.Header()
+	clear(h)
+	maps.Copy(h, before)
+	m.unavailable(ctx, w, "renewing the claim", lost)
 }
 
 // omitted is what a key whose response was passed through replays: the status and
