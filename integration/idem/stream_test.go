@@ -190,7 +190,8 @@ func TestHijack(t *testing.T) {
 		rw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 		rw.Flush()
 	})
-	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}, h)
+	// The client reads the response before the handler returns: the retry waits for the key.
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, Wait: time.Minute}, h)
 	resp, body := post(t, srv.URL, "hijack", "", "{}")
 	if resp.StatusCode != http.StatusAccepted || body != "ok" {
 		t.Fatalf("hijacked response: %d %q", resp.StatusCode, body)
