@@ -5,11 +5,11 @@ go 1.26.0
 require (
 	entgo.io/ent v0.14.5
 	github.com/glebarez/sqlite v1.11.0
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idgent v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idgorm v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idotel v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idrabbit v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
+	github.com/idgen/idgen/plugins/idgent v0.1.0
+	github.com/idgen/idgen/plugins/idgorm v0.1.0
+	github.com/idgen/idgen/plugins/idotel v0.1.0
+	github.com/idgen/idgen/plugins/idrabbit v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
@@ -44,7 +44,6 @@ require (
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/zclconf/go-cty v1.14.4 // indirect
 	github.com/zclconf/go-cty-yaml v1.1.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
@@ -60,14 +59,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ..
-	github.com/idgen/idgen/golden => ../golden
-	github.com/idgen/idgen/plugins/idgent => ../plugins/idgent
-	github.com/idgen/idgen/plugins/idgorm => ../plugins/idgorm
-	github.com/idgen/idgen/plugins/idotel => ../plugins/idotel
-	github.com/idgen/idgen/plugins/idrabbit => ../plugins/idrabbit
-	github.com/idgen/idgen/plugins/redis => ../plugins/redis
 )

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/uuid v1.6.0
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
 	gorm.io/gorm v1.31.2
 )
 
@@ -12,9 +12,4 @@ require (
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
 	golang.org/x/text v0.41.0 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ..
-	github.com/idgen/idgen/plugins/redis => ../plugins/redis
 )

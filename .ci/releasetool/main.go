@@ -6,8 +6,8 @@
 //	releasetool list           the modules, root first: folder, path, published or unpublished
 //	releasetool set VERSION    require every published module at VERSION everywhere, drop
 //	                           the replace directives of published modules, write VERSION
-//	                           into version.go, and tidy every module
-//	releasetool tidy           tidy every module at the current version
+//	                           into version.go, write go.work, and tidy every module
+//	releasetool tidy           write go.work and tidy every module at the current version
 //	releasetool proxy DIR      write every published module, at the current version, into
 //	                           DIR as a file:// module proxy (GOPROXY=file://DIR)
 //	releasetool check          the layout rules: no module where it could import another
@@ -82,7 +82,9 @@ func main() {
 		}
 		err = set(root, mods, args[0])
 	case cmd == "tidy" && len(args) == 0:
-		err = tidyAll(root, mods, false)
+		if err = writeWork(root, mods); err == nil {
+			err = tidyAll(root, mods, false)
+		}
 	case cmd == "check" && len(args) == 0:
 		err = check(root, mods)
 	case cmd == "proxy" && len(args) == 1:
@@ -211,7 +213,45 @@ func set(root string, mods []Module, v string) error {
 	if err := os.WriteFile(name, versionRE.ReplaceAll(src, []byte(`const Version = "`+v+`"`)), 0o644); err != nil {
 		return err
 	}
+	if err := writeWork(root, mods); err != nil {
+		return err
+	}
 	return tidyAll(root, mods, true)
+}
+
+// writeWork writes go.work: every module, and each published one replaced at the current
+// version by its folder (a nested module's requirement of an enclosing one at a version no
+// proxy has would otherwise make the go command fetch it, workspace or not).
+func writeWork(root string, mods []Module) error {
+	v, err := current(root)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("go 1.26.0\n\nuse (\n")
+	for _, m := range mods {
+		if m.Dir == "." {
+			b.WriteString("\t.\n")
+		} else {
+			fmt.Fprintf(&b, "\t%s\n", dirArg(m.Dir))
+		}
+	}
+	b.WriteString(")\n\nreplace (\n")
+	for _, m := range mods {
+		if m.Published {
+			fmt.Fprintf(&b, "\t%s %s => %s\n", m.Path, v, dirArg(m.Dir))
+		}
+	}
+	b.WriteString(")\n")
+	return os.WriteFile(filepath.Join(root, "go.work"), []byte(b.String()), 0o644)
+}
+
+// dirArg is a module folder as go.work writes it.
+func dirArg(dir string) string {
+	if dir == "." {
+		return "./"
+	}
+	return "./" + dir
 }
 
 // tidyAll points every module's requirements of published modules at the current version,
@@ -250,6 +290,9 @@ func tidyAll(root string, mods []Module, keepSums bool) error {
 	for _, m := range order {
 		if !m.Published {
 			if err := tidy(root, m, proxy); err != nil {
+				return err
+			}
+			if err := prune(root, m); err != nil {
 				return err
 			}
 		}
@@ -300,10 +343,57 @@ func pin(root string, m Module, mods []Module, v string) error {
 			}
 		}
 	}
+	if !m.Published {
+		// Every unpublished sibling replaced by its folder, so tidy finds the ones m
+		// imports; prune drops the others afterwards.
+		for _, o := range mods {
+			if o.Published || o.Dir == m.Dir {
+				continue
+			}
+			rel, err := filepath.Rel(filepath.Join(root, m.Dir), filepath.Join(root, o.Dir))
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if !strings.HasPrefix(rel, ".") {
+				rel = "./" + rel
+			}
+			if err := f.AddReplace(o.Path, "", rel, ""); err != nil {
+				return err
+			}
+		}
+	}
 	f.Cleanup()
 	if m.Published && len(f.Replace) > 0 {
 		return fmt.Errorf("%s: a published module carries replace directives (go install refuses them)", name)
 	}
+	out, err := f.Format()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, out, 0o644)
+}
+
+// prune drops the replace directives of m's go.mod for this repository's modules that m
+// does not require.
+func prune(root string, m Module) error {
+	name := filepath.Join(root, m.Dir, "go.mod")
+	f, err := modfile.Parse(name, mustRead(name), nil)
+	if err != nil {
+		return err
+	}
+	required := map[string]bool{}
+	for _, r := range f.Require {
+		required[r.Mod.Path] = true
+	}
+	for _, r := range slices.Clone(f.Replace) {
+		if (r.Old.Path == repoPath || strings.HasPrefix(r.Old.Path, repoPath+"/")) && !required[r.Old.Path] {
+			if err := f.DropReplace(r.Old.Path, r.Old.Version); err != nil {
+				return err
+			}
+		}
+	}
+	f.Cleanup()
 	out, err := f.Format()
 	if err != nil {
 		return err
@@ -382,13 +472,18 @@ func goCmd(root string, m Module, proxy string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// tidy runs go mod tidy in m.
+// tidy runs go mod tidy in m, and drops the empty require blocks tidy leaves behind when
+// it empties one.
 func tidy(root string, m Module, proxy string) error {
 	if err := goCmd(root, m, proxy, "mod", "tidy").Run(); err != nil {
 		return fmt.Errorf("go mod tidy in %s: %w", m.Dir, err)
 	}
-	return nil
+	name := filepath.Join(root, m.Dir, "go.mod")
+	b := emptyBlock.ReplaceAll(mustRead(name), nil)
+	return os.WriteFile(name, b, 0o644)
 }
+
+var emptyBlock = regexp.MustCompile(`(?m)^\n?require \(\n\)\n`)
 
 // dropSums removes the lines of this repository's modules from m's go.sum.
 func dropSums(root string, m Module) error {

@@ -15,6 +15,15 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	// The golden cases are packages of the golden module, which this module does not
+	// require (nothing published may require an unpublished module): the tests that load
+	// them do so through the repository's go.work, even when the module itself is tested
+	// on its own (GOWORK=off, as the release dry run does).
+	if work, err := filepath.Abs(filepath.Join("..", "..", "go.work")); err == nil {
+		if _, err := os.Stat(work); err == nil {
+			os.Setenv("GOWORK", work)
+		}
+	}
 	os.Exit(m.Run())
 }
 

@@ -179,9 +179,12 @@ func TestBatchCrashBeforeAck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			run(t, second)
+			stop := run(t, second)
 			waitFor(t, "every key's effect", func() bool { rows, _ := s.Effects(t); return rows >= n })
 			waitFor(t, "the queue drained", func() bool { return queueLen(t, setup, q) == 0 })
+			// A batch's rows are visible at its commit, before its outcomes are counted; Run
+			// returns after the deliveries it received are counted and acknowledged.
+			stop()
 			p1, p2 := first.Stats().Processed, second.Stats()
 			if p1+p2.Processed != n {
 				t.Errorf("processed %d before the crash and %d after, want %d in all", p1, p2.Processed, n)

@@ -16,18 +16,21 @@ import (
 	"github.com/idgen/idgen/runtime/consume"
 )
 
-// run starts c.Run and, when the test ends, stops it and checks that it returned nil.
-func run(t *testing.T, c *idrabbit.Consumer) {
+// run starts c.Run and, when the test ends or stop is called (whichever comes first),
+// stops it and checks that it returned nil.
+func run(t *testing.T, c *idrabbit.Consumer) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
 	})
+	t.Cleanup(stop)
+	return stop
 }
 
 // waitFor polls cond every 10 ms until it holds, failing the test after a minute.

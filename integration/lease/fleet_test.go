@@ -9,7 +9,7 @@ import (
 )
 
 // The fleet harness (worker processes, their logs, the checks) is package leasetest,
-// shared with runtime/lease/etcdlease; this package hands it its backends.
+// shared with plugins/etcdlease; this package hands it its backends.
 
 func TestMain(m *testing.M) { leasetest.Main(m, open) }
 

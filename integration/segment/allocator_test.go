@@ -226,14 +226,14 @@ func TestStoreDown(t *testing.T) {
 // TestStoreMovesBack: a store that returns a block not above the last one (a Redis that
 // lost its data) is refused rather than repeating IDs.
 func TestStoreMovesBack(t *testing.T) {
-	s := openT(t, sqliteTarget(t)).(*segment.SQL)
+	s, db := openSQLite(t)
 	a := newT(t, s, "order", segment.Options{Step: 10, MinStep: 10, MaxStep: 10})
 	ctx := context.Background()
 	if _, err := a.NextN(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second block", func() bool { return a.Stats().Buffered == 10 })
-	if _, err := segment.DB(s).ExecContext(ctx, "UPDATE idgen_segment SET max_id = 0"); err != nil {
+	if _, err := db.ExecContext(ctx, "UPDATE idgen_segment SET max_id = 0"); err != nil {
 		t.Fatal(err)
 	}
 	ids, err := a.NextN(ctx, 15)
@@ -265,45 +265,6 @@ func TestContextCanceled(t *testing.T) {
 	defer cancel()
 	if _, err := a.NextInt64(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("NextInt64 with a store slower than ctx: %v", err)
-	}
-}
-
-func TestNewInvalid(t *testing.T) {
-	s := &flaky{}
-	for _, tc := range []struct {
-		name string
-		tag  string
-		o    segment.Options
-	}{
-		{"no tag", "", segment.Options{}},
-		{"step below min", "x", segment.Options{Step: 5, MinStep: 10}},
-		{"step above max", "x", segment.Options{Step: 50, MaxStep: 10}},
-		{"negative step", "x", segment.Options{Step: -1}},
-		{"threshold 1", "x", segment.Options{Threshold: 1}},
-		{"negative threshold", "x", segment.Options{Threshold: -0.1}},
-		{"negative target", "x", segment.Options{Target: -time.Second}},
-	} {
-		if a, err := segment.New(s, tc.tag, tc.o); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
-			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions", tc.name, a, err)
-		}
-	}
-	if a, err := segment.New(nil, "x", segment.Options{}); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
-		t.Errorf("no store: New = %v, %v; want ErrInvalidOptions", a, err)
-	}
-	// Defaults fit the bounds given.
-	for _, tc := range []struct {
-		o                   segment.Options
-		step, minS, maxStep int64
-	}{
-		{segment.Options{}, segment.DefaultStep, segment.DefaultStep, segment.DefaultMaxStep},
-		{segment.Options{MaxStep: 100}, 100, 100, 100},
-		{segment.Options{MinStep: 5000}, 5000, 5000, segment.DefaultMaxStep},
-		{segment.Options{Step: 2_000_000}, 2_000_000, 2_000_000, 2_000_000},
-	} {
-		o := segment.Resolved(newT(t, s, "x", tc.o))
-		if o.Step != tc.step || o.MinStep != tc.minS || o.MaxStep != tc.maxStep {
-			t.Errorf("newT(t, %+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, o.Step, o.MinStep, o.MaxStep, tc.step, tc.minS, tc.maxStep)
-		}
 	}
 }
 

@@ -117,6 +117,18 @@ func openT(t testing.TB, tg target) segment.Store {
 	return s
 }
 
+// openSQLite returns a SQL store on a fresh SQLite file, and the store's database, for
+// tests that edit the table behind the store's back or close the database under it.
+func openSQLite(t testing.TB) (*segment.SQL, *sql.DB) {
+	t.Helper()
+	s, c, err := open(sqliteTarget(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s.(*segment.SQL), c.(*sql.DB)
+}
+
 // newT is New for a test, failing it on error.
 func newT(t testing.TB, s segment.Store, tag string, opts segment.Options) *segment.Allocator {
 	t.Helper()

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/segment"
 )
 
@@ -72,48 +70,10 @@ func TestStore(t *testing.T) {
 	}
 }
 
-// TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
-// in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
-func TestNewSQL(t *testing.T) {
-	for _, name := range sqlstore.GoodTables() {
-		if _, err := segment.NewSQL(nil, segment.Postgres, segment.SQLOptions{Table: name}); err != nil {
-			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
-		}
-	}
-	for _, name := range sqlstore.HostileTables() {
-		if name == "" {
-			continue // DefaultTable
-		}
-		for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
-			_, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: name})
-			var te *segment.TableError
-			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "segment: invalid table name ") {
-				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
-			}
-		}
-	}
-	for _, d := range []segment.Dialect{0, 9} {
-		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
-			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
-		}
-	}
-	for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
-		s, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: "app.seg"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmts := s.Schema()
-		if len(stmts) != 1 || !strings.HasPrefix(stmts[0], "CREATE TABLE IF NOT EXISTS app.seg (") || !strings.Contains(stmts[0], "max_id") {
-			t.Errorf("%v: schema %q", d, stmts)
-		}
-	}
-}
-
 // TestSQLCreateTable: CreateTable is idempotent, a max_id set by hand moves a tag's start,
 // and a store error is the store's, not ErrUnavailable (that is the Allocator's).
 func TestSQLCreateTable(t *testing.T) {
-	tg := sqliteTarget(t)
-	s := openT(t, tg).(*segment.SQL)
+	s, db := openSQLite(t)
 	ctx := context.Background()
 	if err := s.CreateTable(ctx); err != nil {
 		t.Fatal(err)
@@ -122,13 +82,13 @@ func TestSQLCreateTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	// max_id set by hand moves a tag's start.
-	if _, err := segment.DB(s).ExecContext(ctx, "INSERT INTO idgen_segment (tag, max_id, step) VALUES ('late', 5000, 0)"); err != nil {
+	if _, err := db.ExecContext(ctx, "INSERT INTO idgen_segment (tag, max_id, step) VALUES ('late', 5000, 0)"); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := s.Reserve(ctx, "late", 10); err != nil || r != (segment.Range{First: 5001, Last: 5010}) {
 		t.Errorf("Reserve(late) = %v, %v; want [5001, 5010]", r, err)
 	}
-	segment.DB(s).Close()
+	db.Close()
 	if _, err := s.Reserve(ctx, "late", 10); err == nil || errors.Is(err, segment.ErrUnavailable) {
 		t.Errorf("Reserve on a closed database: %v", err)
 	}

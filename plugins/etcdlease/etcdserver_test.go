@@ -3,6 +3,7 @@
 package etcdlease
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -12,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/idgen/idgen/integration/internal/testproc"
 )
 
 // etcdServer is an etcd of a test's own, on loopback ports and in a data directory of its
@@ -26,7 +25,7 @@ type etcdServer struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
-	out  *testproc.Output
+	out  *output
 }
 
 // startEtcd starts etcd for t (a 100 ms election timeout, so 1 s leases are granted as
@@ -66,7 +65,7 @@ func freePort(t testing.TB) int {
 func (s *etcdServer) start() {
 	s.t.Helper()
 	cmd := exec.Command(s.args[0], s.args[1:]...)
-	out := &testproc.Output{}
+	out := &output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
@@ -110,4 +109,23 @@ func (s *etcdServer) kill() {
 		cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 	}
+}
+
+// output collects what etcd writes (exec's copying goroutine writes, the test reads on
+// failure): a bytes.Buffer behind a mutex.
+type output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/idgen/idgen/runtime/lease/leasetest"
 )
 
-// The fleet harness (worker processes, their logs, the checks) is package leasetest,
-// shared with runtime/lease; this package hands it its backends.
+// The fleet harness (worker processes, their logs, the checks) is runtime/lease's public
+// package leasetest, shared with integration/lease; this package hands it its backends.
 
 func TestMain(m *testing.M) { leasetest.Main(m, open) }
 

@@ -3,7 +3,7 @@ module github.com/idgen/idgen/plugins/etcdlease
 go 1.26.0
 
 require (
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
 	go.etcd.io/etcd/api/v3 v3.7.4
 	go.etcd.io/etcd/client/v3 v3.7.4
 	go.uber.org/zap v1.28.0
@@ -23,9 +23,4 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/plugins/redis => ../redis
 )

@@ -3,48 +3,13 @@ module github.com/idgen/idgen/plugins/idgorm
 go 1.26.0
 
 require (
-	github.com/glebarez/sqlite v1.11.0
 	github.com/google/uuid v1.6.0
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/examples v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/golden v0.0.0-00010101000000-000000000000
-	gorm.io/driver/mysql v1.6.0
-	gorm.io/driver/postgres v1.6.3
+	github.com/idgen/idgen v0.1.0
 	gorm.io/gorm v1.31.2
 )
 
 require (
-	filippo.io/edwards25519 v1.2.0 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/glebarez/go-sqlite v1.21.2 // indirect
-	github.com/go-sql-driver/mysql v1.11.0 // indirect
-	github.com/jackc/pgpassfile v1.0.0 // indirect
-	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
-	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
-	github.com/mattn/go-isatty v0.0.24 // indirect
-	github.com/ncruces/go-strftime v1.1.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
-	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	modernc.org/libc v1.80.1 // indirect
-	modernc.org/mathutil v1.7.1 // indirect
-	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.63.0 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/examples => ../../examples
-	github.com/idgen/idgen/golden => ../../golden
-	github.com/idgen/idgen/plugins/idgent => ../idgent
-	github.com/idgen/idgen/plugins/idotel => ../idotel
-	github.com/idgen/idgen/plugins/idrabbit => ../idrabbit
-	github.com/idgen/idgen/plugins/redis => ../redis
 )

@@ -2,7 +2,6 @@ package idotel_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,6 @@ import (
 	"github.com/idgen/idgen/plugins/idotel"
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
-	"github.com/idgen/idgen/runtime/lease"
-	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -110,75 +107,6 @@ func ExampleNewIdem() {
 	// Unordered output:
 	// idgen.idem.request.duration{idgen.idem.outcome=ran}: count 1
 	// idgen.idem.request.duration{idgen.idem.outcome=replayed}: count 1
-}
-
-// A Lease on SQLite reporting its events; its generators could report to a Snowflake
-// adapter through Config.Options.Observer.
-func ExampleNewLease() {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-
-	leases, err := idotel.NewLease(idotel.Options{MeterProvider: mp})
-	if err != nil {
-		panic(err)
-	}
-	db, err := sql.Open("sqlite", "file:idotel-lease?mode=memory&cache=shared")
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	b, err := lease.NewSQL(db, lease.SQLite, lease.SQLOptions{})
-	if err != nil {
-		panic(err)
-	}
-	ctx := context.Background()
-	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), OnEvent: leases.OnEvent})
-	if err != nil {
-		panic(err)
-	}
-	show(reader, "idgen.lease.held")
-	if err := l.Close(ctx); err != nil {
-		panic(err)
-	}
-	show(reader, "idgen.lease.held", "idgen.lease.events")
-	// Unordered output:
-	// idgen.lease.held = 1 {lease}
-	// idgen.lease.held = 0 {lease}
-	// idgen.lease.events{idgen.lease.event=acquired} = 1 {event}
-	// idgen.lease.events{idgen.lease.event=released} = 1 {event}
-}
-
-// A segment allocator reporting its reservations, and tracked for the IDs it buffers.
-func ExampleNewSegment() {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-
-	segments, err := idotel.NewSegment(idotel.Options{MeterProvider: mp})
-	if err != nil {
-		panic(err)
-	}
-	defer segments.Close()
-	db, err := sql.Open("sqlite", "file:idotel-segment?mode=memory&cache=shared")
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	store, err := segment.NewSQL(db, segment.SQLite, segment.SQLOptions{})
-	if err != nil {
-		panic(err)
-	}
-	orders, err := segment.New(store, "order", segment.Options{Step: 100, MinStep: 100, MaxStep: 100, Observer: segments})
-	if err != nil {
-		panic(err)
-	}
-	segments.Track(orders)
-	orders.NextInt64(context.Background()) // the first ID waits for the first block
-	show(reader, "idgen.segment.fetch.duration", "idgen.segment.ids.buffered")
-	// Output:
-	// idgen.segment.fetch.duration{idgen.segment.tag=order}: count 1
-	// idgen.segment.ids.buffered{idgen.segment.tag=order} = 99 {id}
 }
 
 // A consumer's outcomes; the broker adapters (plugins/rabbitmq, plugins/jetstream) call

@@ -2,28 +2,6 @@ module github.com/idgen/idgen/plugins/idrabbit
 
 go 1.26.0
 
-require github.com/idgen/idgen v0.0.0-00010101000000-000000000000
+require github.com/idgen/idgen v0.1.0
 
-require (
-	github.com/jackc/pgpassfile v1.0.0 // indirect
-	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
-	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
-)
-
-require (
-	filippo.io/edwards25519 v1.2.0 // indirect
-	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/go-sql-driver/mysql v1.11.0 // indirect
-	github.com/rabbitmq/amqp091-go v1.17.0
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-)
-
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/plugins/redis => ../redis
-)
+require github.com/rabbitmq/amqp091-go v1.17.0

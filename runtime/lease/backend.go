@@ -13,7 +13,7 @@ import (
 // Backend stores worker-ID leases. Every method is one atomic step in the store, and times
 // that decide expiry are read from the store's clock, so holders on different machines
 // agree on when a lease ends. SQL (PostgreSQL, MySQL/MariaDB, SQLite) implements it here,
-// Redis in the package runtime/lease/redislease, etcd in the module runtime/lease/etcdlease
+// Redis in the package plugins/redis/redislease, etcd in the module plugins/etcdlease
 // (where expiry is etcd's own lease countdown, and the times recorded are the holders'); a
 // Lease drives it.
 type Backend interface {
@@ -58,7 +58,7 @@ type Claim struct {
 func NewToken() string { return crand.Text() }
 
 // The stores keep times as Unix milliseconds, rounded as package millis says (the Redis
-// backend in runtime/lease/redislease uses the same rules).
+// backend in plugins/redis/redislease keeps a copy of that package).
 var (
 	toMs   = millis.Of
 	fromMs = millis.Time

@@ -2,8 +2,9 @@ package lease
 
 import "time"
 
-// The tests are package lease_test, so that they can run every backend, redislease's too
-// (redislease imports this package); these are the internals they reach.
+// The tests are package lease_test, like those on databases and servers in the
+// integration module (integration/lease), which cannot reach these; the tests that need
+// them (the SQL text, the millisecond rounding, a renewal's gate by hand) live here.
 var (
 	Bind   = bind
 	ToMs   = toMs

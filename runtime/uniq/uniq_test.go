@@ -2,13 +2,9 @@ package uniq
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestParsePostgresDetail(t *testing.T) {
@@ -120,7 +116,7 @@ func (e *pqErrorFields) SQLState() string { return e.Code }
 
 // mattnError has the shape of mattn/go-sqlite3's Error: a value type with integer code
 // fields. Its package path is this package's, not mattn's: TestDetect shows it is nobody's
-// SQLite error (internal/sqlerr tests the ExtendedCode branch).
+// SQLite error (runtime/internal/sqlerr tests the ExtendedCode branch).
 type mattnError struct {
 	Code         int
 	ExtendedCode int
@@ -135,6 +131,10 @@ type codeError struct{ code int }
 func (e *codeError) Error() string { return "code" }
 func (e *codeError) Code() int     { return e.code }
 
+// TestDetect covers the drivers whose errors can be stood in for here (lib/pq by its
+// methods and fields) and the errors that are nobody's unique violation. The pgx and
+// go-sql-driver/mysql types, recognised by their package path, are tested with the real
+// types in the integration module (integration/uniq).
 func TestDetect(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -143,33 +143,12 @@ func TestDetect(t *testing.T) {
 	}{
 		{"nil", nil, nil},
 		{"other", io.EOF, nil},
-		{"pgx unique", &pgconn.PgError{Code: "23505", ConstraintName: "users_email_key", TableName: "users", Detail: "Key (email)=(a) already exists."},
-			&Violation{Driver: Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
-		{"pgx unique translated", &pgconn.PgError{Code: "23505", ConstraintName: "users_pkey", TableName: "users", Detail: "Schlüssel »(id)=(1)« existiert bereits."},
-			&Violation{Driver: Postgres, Constraint: "users_pkey", Table: "users"}},
-		{"pgx foreign key", &pgconn.PgError{Code: "23503", ConstraintName: "users_parent_id_fkey"}, nil},
-		{"pgx not null", &pgconn.PgError{Code: "23502"}, nil},
-		{"pgx check", &pgconn.PgError{Code: "23514"}, nil},
-		{"pgx exclusion", &pgconn.PgError{Code: "23P01"}, nil},
 		{"pq unique", &pqError{map[byte]string{'C': "23505", 'n': "users_email_key", 't': "users", 'D': "Key (email)=(a) already exists."}},
 			&Violation{Driver: Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
 		{"pq foreign key", &pqError{map[byte]string{'C': "23503", 'n': "users_parent_id_fkey"}}, nil},
 		{"pq fields unique", &pqErrorFields{Code: "23505", Constraint: "k", Table: "t", Detail: "Key (a, b)=(1, 2) already exists."},
 			&Violation{Driver: Postgres, Constraint: "k", Table: "t", Columns: []string{"a", "b"}}},
 		{"pq fields check", &pqErrorFields{Code: "23514"}, nil},
-		{"mysql 1062", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry '1' for key 'PRIMARY'"},
-			&Violation{Driver: MySQL, Constraint: "PRIMARY", PrimaryKey: true}},
-		{"mysql 1586", &mysql.MySQLError{Number: 1586, Message: "Duplicate entry 'a' for key 'users.users_email_key'"},
-			&Violation{Driver: MySQL, Constraint: "users_email_key", Table: "users"}},
-		{"mysql translated", &mysql.MySQLError{Number: 1062, Message: "Doppelter Eintrag '1' für Schlüssel 'PRIMARY'"},
-			&Violation{Driver: MySQL}},
-		{"mysql foreign key", &mysql.MySQLError{Number: 1452}, nil},
-		{"mysql restrict", &mysql.MySQLError{Number: 1451}, nil},
-		{"mysql null", &mysql.MySQLError{Number: 1048}, nil},
-		{"mysql no default", &mysql.MySQLError{Number: 1364}, nil},
-		{"mysql check", &mysql.MySQLError{Number: 3819}, nil},
-		{"mariadb check", &mysql.MySQLError{Number: 4025}, nil},
-		{"mysql other", &mysql.MySQLError{Number: 1146, Message: "Duplicate entry '1' for key 'PRIMARY'"}, nil},
 		// A Code() int outside a SQLite driver is not a SQLite error, whatever its value.
 		{"code 2067 not sqlite", &codeError{2067}, nil},
 		// Without the mattn package path the mattn-shaped type is nobody's SQLite error.
@@ -187,77 +166,5 @@ func TestDetect(t *testing.T) {
 				t.Errorf("Is = %v, As ok = %v", !ok, ok)
 			}
 		})
-	}
-}
-
-func TestDuplicateError(t *testing.T) {
-	driver := &pgconn.PgError{Code: "23505", ConstraintName: "users_email_key", TableName: "users", Detail: "Key (email)=(a) already exists."}
-	wrapped := fmt.Errorf("create user: %w", driver)
-	err := Wrap(wrapped)
-
-	dup, ok := errors.AsType[*DuplicateError](err)
-	if !ok {
-		t.Fatalf("Wrap(%v) = %T, want *DuplicateError", wrapped, err)
-	}
-	if want := `uniq: duplicate key: unique constraint "users_email_key" on table "users" (email)`; dup.Error() != want {
-		t.Errorf("Error() = %q, want %q", dup.Error(), want)
-	}
-	if !errors.Is(err, ErrDuplicate) || errors.Is(wrapped, ErrDuplicate) {
-		t.Error("errors.Is(ErrDuplicate) wrong")
-	}
-	if pg, ok := errors.AsType[*pgconn.PgError](err); !ok || pg != driver {
-		t.Error("DuplicateError does not unwrap to the driver error")
-	}
-	if again := Wrap(fmt.Errorf("again: %w", err)); !errors.Is(again, ErrDuplicate) || errors.Unwrap(again) != err {
-		t.Errorf("Wrap wrapped a DuplicateError twice: %v", again)
-	}
-	if v, ok := As(fmt.Errorf("outer: %w", err)); !ok || v.Constraint != "users_email_key" {
-		t.Errorf("As through a DuplicateError = %+v, %v", v, ok)
-	}
-	// As hands out copies.
-	v, _ := As(err)
-	v.Columns[0] = "changed"
-	if dup.Columns[0] != "email" {
-		t.Error("As shares Columns with the DuplicateError")
-	}
-
-	for _, tc := range []struct {
-		v    Violation
-		err  error
-		want string
-	}{
-		{Violation{Driver: MySQL, Constraint: "PRIMARY", PrimaryKey: true}, nil, `uniq: duplicate key: primary key "PRIMARY"`},
-		{Violation{Driver: SQLite, Table: "users", Columns: []string{"tenant", "login"}}, nil, `uniq: duplicate key: unique constraint on table "users" (tenant, login)`},
-		{Violation{Driver: MySQL}, errors.New("Doppelter Eintrag"), `uniq: duplicate key: unique constraint: Doppelter Eintrag`},
-	} {
-		if got := (&DuplicateError{Violation: tc.v, Err: tc.err}).Error(); got != tc.want {
-			t.Errorf("Error() = %q, want %q", got, tc.want)
-		}
-	}
-}
-
-func TestWrapOthers(t *testing.T) {
-	if Wrap(nil) != nil {
-		t.Error("Wrap(nil) != nil")
-	}
-	fk := fmt.Errorf("insert: %w", &pgconn.PgError{Code: "23503"})
-	if got := Wrap(fk); got != fk {
-		t.Errorf("Wrap(foreign key) = %v, want it unchanged", got)
-	}
-	if !Is(fmt.Errorf("x: %w", ErrDuplicate)) {
-		t.Error("Is(wrapped ErrDuplicate) = false")
-	}
-}
-
-func TestJoined(t *testing.T) {
-	// errors.Join and multi-%w trees are searched like errors.As does.
-	dup := &mysql.MySQLError{Number: 1062, Message: "Duplicate entry '1' for key 'PRIMARY'"}
-	for _, err := range []error{
-		errors.Join(io.EOF, &mysql.MySQLError{Number: 1452}, dup),
-		fmt.Errorf("%w: %w", errors.New("gorm: duplicated key not allowed"), dup),
-	} {
-		if v, ok := As(err); !ok || v.Constraint != "PRIMARY" {
-			t.Errorf("As(%v) = %+v, %v", err, v, ok)
-		}
 	}
 }

@@ -12,6 +12,8 @@
 // (Redis), the Redis Cluster in IDGEN_TEST_REDIS_CLUSTER_ADDRS likewise (RedisCluster), or
 // start a redis-server of their own (StartRedis, StartRedisCluster) when they need a
 // configuration of their own (persistence on or off) or to restart, kill or flush it.
+// These are the published plugins/redis/redistest, which the Redis backends' own tests
+// use too, under the names the tests here know.
 //
 // Without the variable the test is skipped with a message naming it; with the variable set
 // but the server unreachable the test fails, because a configured server that does not

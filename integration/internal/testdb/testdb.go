@@ -53,6 +53,18 @@ func MySQL(t testing.TB, name string) string {
 	return create(t, mysqlServer, name, os.Getenv(MySQLEnv))
 }
 
+// SQLiteDSN returns a DSN for a fresh SQLite file in the test's temporary directory, for
+// the pure-Go drivers (modernc, glebarez): WAL, so readers run beside the writer, and a
+// busy timeout, so writers wait for the lock instead of failing; extra pragmas such as
+// "foreign_keys(1)" are added.
+func SQLiteDSN(t testing.TB, pragmas ...string) string {
+	dsn := "file:" + SQLitePath(t) + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)"
+	for _, p := range pragmas {
+		dsn += "&_pragma=" + p
+	}
+	return dsn
+}
+
 // SQLitePath returns the path of a database file that does not exist yet, in a directory
 // removed when the test ends.
 func SQLitePath(t testing.TB) string {

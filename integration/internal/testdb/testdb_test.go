@@ -142,10 +142,11 @@ func testServer(t *testing.T, s server, create func(testing.TB, string) string, 
 		t.Skip("set " + env + " to run against " + s.what)
 	}
 	const name = "testdb"
+	want := "idgen_" + name + os.Getenv(SuffixEnv) // the database create makes
 	count := func(admin *sql.DB) int {
 		t.Helper()
 		var n int
-		if err := admin.QueryRowContext(context.Background(), exists, "idgen_"+name).Scan(&n); err != nil {
+		if err := admin.QueryRowContext(context.Background(), exists, want).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -175,8 +176,8 @@ func testServer(t *testing.T, s server, create func(testing.TB, string) string, 
 			if err := db.QueryRow(current).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
-			if got != "idgen_"+name {
-				t.Errorf("connected to %q, want %q", got, "idgen_"+name)
+			if got != want {
+				t.Errorf("connected to %q, want %q", got, want)
 			}
 			// A fresh database: creating the same table in both runs succeeds only if the
 			// first run's database was dropped.

@@ -1,9 +1,9 @@
 // Command testsummary reads the output of go test -json and prints what go test prints
 // without -json (the ok and FAIL lines, and the output of failed tests), then a summary: how
 // many tests and subtests ran, passed, failed and were skipped, how many of them used each
-// server (internal/testdb logs testdb.UsedMarker), and why the skipped ones were skipped.
-// A plain go test prints "ok" for a package whose server-backed tests all skipped; this
-// says so.
+// server (integration/internal/testdb and plugins/redis/redistest log their UsedMarker),
+// and why the skipped ones were skipped. A plain go test prints "ok" for a package whose
+// server-backed tests all skipped; this says so.
 //
 //	go test -json ./... | go run ./integration/internal/testsummary
 //
@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/idgen/idgen/integration/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redistest"
 )
 
 // event is one line of go test -json (cmd/test2json).
@@ -62,6 +63,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// usedMarkers start the lines the test helpers log when they give a test a server, the
+// server's name following.
+var usedMarkers = []string{testdb.UsedMarker, redistest.UsedMarker}
 
 // fileLine is the "file.go:12: " a t.Log or t.Skip line starts with.
 var fileLine = regexp.MustCompile(`^\s*[\w./-]+\.go:\d+: `)
@@ -102,8 +107,10 @@ func summarize(r io.Reader, w io.Writer) (*summary, error) {
 			delete(output, k)
 			used := map[string]bool{} // a test may use several servers, each once
 			for _, o := range out {
-				if m := strings.Index(o, testdb.UsedMarker); m >= 0 {
-					used[strings.TrimSpace(o[m+len(testdb.UsedMarker):])] = true
+				for _, marker := range usedMarkers {
+					if m := strings.Index(o, marker); m >= 0 {
+						used[strings.TrimSpace(o[m+len(marker):])] = true
+					}
 				}
 			}
 			for server := range used {
@@ -146,9 +153,9 @@ func skipReason(out []string) string {
 func (s *summary) print(w io.Writer) {
 	fmt.Fprintf(w, "\ntests and subtests: %d ran (%d passed, %d failed), %d skipped\n", s.ran, s.passed, s.failed, s.skipped)
 	if len(s.servers) == 0 {
-		fmt.Fprintln(w, "tests that ran on a server (from internal/testdb): none")
+		fmt.Fprintln(w, "tests that ran on a server (from testdb and redistest): none")
 	} else {
-		fmt.Fprintln(w, "tests that ran on a server (from internal/testdb), by server:")
+		fmt.Fprintln(w, "tests that ran on a server (from testdb and redistest), by server:")
 		for _, name := range sortedKeys(s.servers) {
 			fmt.Fprintf(w, "  %5d  %s\n", s.servers[name], name)
 		}

@@ -19,7 +19,7 @@ const stream = `{"ImportPath":"example.com/d","Action":"build-output","Output":"
 {"Action":"output","Package":"example.com/a","Test":"TestX","Output":"=== RUN   TestX\n"}
 {"Action":"run","Package":"example.com/a","Test":"TestX/postgres"}
 {"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: PostgreSQL\n"}
-{"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: Redis\n"}
+{"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    shared.go:63: redistest: server used: Redis\n"}
 {"Action":"output","Package":"example.com/a","Test":"TestX/postgres","Output":"    testdb.go:101: testdb: server used: PostgreSQL\n"}
 {"Action":"pass","Package":"example.com/a","Test":"TestX/postgres"}
 {"Action":"run","Package":"example.com/a","Test":"TestX/mysql"}

@@ -6,11 +6,16 @@ import (
 	"testing"
 
 	"entgo.io/ent/dialect"
-	"github.com/go-sql-driver/mysql"
+
+	"github.com/idgen/idgen/runtime/uniq"
 )
 
+// TestKeyConflict passes MySQL's duplicates as uniq reports them, so that this module
+// needs no driver; integration/idgent/idgentimpl passes go-sql-driver/mysql's own errors.
 func TestKeyConflict(t *testing.T) {
-	dup := &mysql.MySQLError{Number: 1062, Message: "Duplicate entry 'r1' for key 'order_request_id'"}
+	mysqlDup := func(key string) error {
+		return &uniq.DuplicateError{Violation: uniq.Violation{Driver: uniq.MySQL, Constraint: key}}
+	}
 	for _, c := range []struct {
 		name    string
 		err     error
@@ -20,8 +25,9 @@ func TestKeyConflict(t *testing.T) {
 		{"postgres no row", fmt.Errorf("scan: %w", sql.ErrNoRows), dialect.Postgres, true},
 		{"sqlite no row", sql.ErrNoRows, dialect.SQLite, true},
 		{"postgres other", fmt.Errorf("boom"), dialect.Postgres, false},
-		{"mysql the key's index", fmt.Errorf("insert: %w", dup), dialect.MySQL, true},
-		{"mysql another index", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry 'x' for key 'order_no'"}, dialect.MySQL, false},
+		{"mysql the key's index", fmt.Errorf("insert: %w", mysqlDup("order_request_id")), dialect.MySQL, true},
+		{"mysql another index", mysqlDup("order_no"), dialect.MySQL, false},
+		{"mysql unnamed key", mysqlDup(""), dialect.MySQL, false},
 		{"mysql no row is no conflict", sql.ErrNoRows, dialect.MySQL, false},
 	} {
 		if got := KeyConflict(c.err, c.dialect, []string{"ORDER_REQUEST_ID"}); got != c.want {

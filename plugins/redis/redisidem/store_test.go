@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idgen/idgen/integration/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redistest"
 	"github.com/idgen/idgen/runtime/idem"
 )
 
@@ -27,7 +27,7 @@ func TestRedisPersistence(t *testing.T) {
 		{"aof", []string{"--appendonly", "yes", "--appendfsync", "always"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testdb.StartRedis(t, tc.args...)
+			srv := redistest.Start(t, tc.args...)
 			c := srv.Client()
 			_, err := New(ctx, c, Options{})
 			var npe *NotPersistentError

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/integration/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redistest"
 	"github.com/idgen/idgen/runtime/lease"
 )
 
@@ -31,7 +31,7 @@ func TestRedisPersistence(t *testing.T) {
 		{"appendonly", []string{"--appendonly", "yes"}, Options{}, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testdb.StartRedis(t, tc.args...)
+			srv := redistest.Start(t, tc.args...)
 			b, err := New(ctx, srv.Client(), tc.opts)
 			if tc.refused {
 				var npe *NotPersistentError
@@ -64,7 +64,7 @@ func TestRedisPersistence(t *testing.T) {
 // refused naming the one master without it.
 func TestRedisCluster(t *testing.T) {
 	ctx := context.Background()
-	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
+	nodes := redistest.StartCluster(t, 3, "--appendonly", "yes")
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
 	defer c.Close()
 	b, err := New(ctx, c, Options{Prefix: "{idgen:lease}:"})

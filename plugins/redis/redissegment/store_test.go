@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/plugins/redis/redissegment"
+	"github.com/idgen/idgen/plugins/redis/redistest"
 	"github.com/idgen/idgen/runtime/segment"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestRedisPersistence(t *testing.T) {
 	ctx := context.Background()
 	t.Run("none", func(t *testing.T) {
-		srv := testdb.StartRedis(t)
+		srv := redistest.Start(t)
 		c := srv.Client()
 		s, err := redissegment.New(ctx, c, redissegment.Options{})
 		var npe *redissegment.NotPersistentError
@@ -58,7 +58,7 @@ func TestRedisPersistence(t *testing.T) {
 		}
 	})
 	t.Run("appendonly", func(t *testing.T) {
-		srv := testdb.StartRedis(t, "--appendonly", "yes")
+		srv := redistest.Start(t, "--appendonly", "yes")
 		s, err := redissegment.New(ctx, srv.Client(), redissegment.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestRedisPersistence(t *testing.T) {
 // accepted with the AOF on everywhere, refused naming the one master without it.
 func TestRedisCluster(t *testing.T) {
 	ctx := context.Background()
-	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
+	nodes := redistest.StartCluster(t, 3, "--appendonly", "yes")
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
 	defer c.Close()
 	s, err := redissegment.New(ctx, c, redissegment.Options{})

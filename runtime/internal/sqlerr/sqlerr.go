@@ -20,26 +20,39 @@ const MySQLPath = "github.com/go-sql-driver/mysql"
 // MySQL returns the error number and message of the first go-sql-driver/mysql
 // *MySQLError in err's chain (the struct's Number and Message fields, read by reflection
 // so that the driver is not linked into programs that do not use it).
-func MySQL(err error) (number int, message string, ok bool) {
+func MySQL(err error) (number int, message string, ok bool) { return drivers.mysqlChain(err) }
+
+// MySQLError is MySQL for err itself, not its chain.
+func MySQLError(err error) (number int, message string, ok bool) { return drivers.mysql(err) }
+
+// paths are the packages whose error types are recognised by name and fields.
+type paths struct {
+	mysqlPkg string // the package of a *MySQLError struct with Number and Message
+	mattnPkg string // the package of an error struct with an ExtendedCode field
+}
+
+// drivers are the real drivers' packages. The functions of this package use them; their
+// tests pass paths of their own, so that they exercise every branch with look-alike types
+// declared in the test instead of importing the drivers.
+var drivers = paths{mysqlPkg: MySQLPath, mattnPkg: MattnPath}
+
+func (p paths) mysqlChain(err error) (int, string, bool) {
 	for e := range Chain(err) {
-		if n, m, ok := mysqlError(e); ok {
+		if n, m, ok := p.mysql(e); ok {
 			return n, m, true
 		}
 	}
 	return 0, "", false
 }
 
-// MySQLError is MySQL for err itself, not its chain.
-func MySQLError(err error) (number int, message string, ok bool) { return mysqlError(err) }
-
-func mysqlError(err error) (int, string, bool) {
+func (p paths) mysql(err error) (int, string, bool) {
 	v := reflect.ValueOf(err)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return 0, "", false
 	}
 	v = v.Elem()
 	t := v.Type()
-	if t.Kind() != reflect.Struct || t.Name() != "MySQLError" || t.PkgPath() != MySQLPath {
+	if t.Kind() != reflect.Struct || t.Name() != "MySQLError" || t.PkgPath() != p.mysqlPkg {
 		return 0, "", false
 	}
 	n, m := v.FieldByName("Number"), v.FieldByName("Message")
@@ -85,12 +98,9 @@ const MattnPath = "github.com/mattn/go-sqlite3"
 // its chain): modernc.org/sqlite and glebarez/go-sqlite by a Code() int method on a type
 // from a package whose path contains "sqlite" (other errors have Code methods meaning
 // other things), mattn/go-sqlite3 by its ExtendedCode field.
-func SQLiteCode(err error) (int, bool) { return sqliteCode(err, MattnPath) }
+func SQLiteCode(err error) (int, bool) { return drivers.sqliteCode(err) }
 
-// sqliteCode is SQLiteCode with the package whose error type carries the code in a field
-// named ExtendedCode as a parameter, so that tests can exercise that branch without the
-// package.
-func sqliteCode(err error, fieldPkg string) (int, bool) {
+func (p paths) sqliteCode(err error) (int, bool) {
 	t := reflect.TypeOf(err)
 	if t == nil {
 		return 0, false
@@ -99,7 +109,7 @@ func sqliteCode(err error, fieldPkg string) (int, bool) {
 		t = t.Elem()
 	}
 	pkg := t.PkgPath()
-	if pkg == fieldPkg {
+	if pkg == p.mattnPkg {
 		return extendedCodeField(err)
 	}
 	if c, ok := err.(interface{ Code() int }); ok && strings.Contains(pkg, "sqlite") {
@@ -131,8 +141,10 @@ func extendedCodeField(err error) (int, bool) {
 // Transient reports an error that running the same statement or transaction again may
 // not meet: MySQL deadlock (1213) or lock wait timeout (1205), PostgreSQL serialization
 // failure (40001) or deadlock (40P01), SQLite BUSY or LOCKED with any extended code.
-func Transient(err error) bool {
-	if n, _, ok := MySQL(err); ok {
+func Transient(err error) bool { return drivers.transient(err) }
+
+func (p paths) transient(err error) bool {
+	if n, _, ok := p.mysqlChain(err); ok {
 		return n == 1213 || n == 1205
 	}
 	var pg interface{ SQLState() string }
@@ -141,7 +153,7 @@ func Transient(err error) bool {
 		return c == "40001" || c == "40P01"
 	}
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if code, ok := SQLiteCode(e); ok {
+		if code, ok := p.sqliteCode(e); ok {
 			code &= 0xff
 			return code == 5 || code == 6
 		}
@@ -151,8 +163,10 @@ func Transient(err error) bool {
 
 // MySQLDuplicate reports a MySQL/MariaDB duplicate-key error (1062), which inside a
 // transaction fails the statement and leaves the transaction usable.
-func MySQLDuplicate(err error) bool {
-	n, _, ok := MySQL(err)
+func MySQLDuplicate(err error) bool { return drivers.mysqlDuplicate(err) }
+
+func (p paths) mysqlDuplicate(err error) bool {
+	n, _, ok := p.mysqlChain(err)
 	return ok && n == 1062
 }
 
@@ -171,11 +185,13 @@ func PostgresDuplicate(err error) bool {
 // unique violation (23505, on pg_type's or pg_class's name index), duplicate_table
 // (42P07) or duplicate_object (42710); on MySQL, table exists (1050). Use it only for
 // DDL: for an INSERT, 23505 is a real duplicate.
-func CreateRace(err error) bool {
-	if Transient(err) {
+func CreateRace(err error) bool { return drivers.createRace(err) }
+
+func (p paths) createRace(err error) bool {
+	if p.transient(err) {
 		return true
 	}
-	if n, _, ok := MySQL(err); ok {
+	if n, _, ok := p.mysqlChain(err); ok {
 		return n == 1050
 	}
 	var pg interface{ SQLState() string }

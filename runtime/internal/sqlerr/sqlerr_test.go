@@ -6,14 +6,18 @@ import (
 	"io"
 	"reflect"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// The drivers' own error types are not imported here (this module requires no driver):
+// look-alikes declared in this package stand in for them, recognised through paths that
+// name this package (here). The real types are tested through the packages that use this
+// one, in the integration module (integration/sqlstore, integration/uniq).
+
+// here recognises the look-alikes of this file as the drivers' errors.
+var here = paths{mysqlPkg: reflect.TypeFor[mattnError]().PkgPath(), mattnPkg: reflect.TypeFor[mattnError]().PkgPath()}
+
 // mattnError has the shape of mattn/go-sqlite3's Error: a value type with integer code
-// fields. Its package path is this package's, so it reaches the ExtendedCode branch only
-// when the test passes that path to sqliteCode.
+// fields.
 type mattnError struct {
 	Code         int
 	ExtendedCode int
@@ -27,27 +31,53 @@ type codeError struct{ code int }
 func (e *codeError) Error() string { return "code" }
 func (e *codeError) Code() int     { return e.code }
 
+// mysqlError returns a look-alike of go-sql-driver/mysql's *MySQLError: a struct of that
+// name (declared in a function, since the package has a func of that name; its Error
+// method comes from the embedded field) with the fields Number and Message.
+func mysqlError(number uint16, message string) error {
+	type MySQLError struct {
+		mysqlMethods
+		Number  uint16
+		Message string
+	}
+	return &MySQLError{Number: number, Message: message}
+}
+
+// mysqlMethods gives the look-alike its Error method.
+type mysqlMethods struct{}
+
+func (mysqlMethods) Error() string { return "mysql look-alike" }
+
+// stateError has the SQLState method of pgx's and lib/pq's errors, which is all that is
+// read of them.
+type stateError string
+
+func (e stateError) Error() string    { return "state " + string(e) }
+func (e stateError) SQLState() string { return string(e) }
+
 func TestSQLiteCode(t *testing.T) {
-	here := reflect.TypeFor[mattnError]().PkgPath()
 	for _, tc := range []struct {
-		name     string
-		err      error
-		fieldPkg string
-		code     int
-		ok       bool
+		name  string
+		err   error
+		paths paths
+		code  int
+		ok    bool
 	}{
 		{"mattn value", mattnError{Code: 19, ExtendedCode: 2067}, here, 2067, true},
 		{"mattn pointer", &mattnError{Code: 19, ExtendedCode: 1555}, here, 1555, true},
 		{"mattn nil pointer", (*mattnError)(nil), here, 0, false},
-		{"other package", mattnError{ExtendedCode: 2067}, MattnPath, 0, false},
-		{"no field", io.EOF, reflect.TypeOf(io.EOF).Elem().PkgPath(), 0, false},
-		{"code method outside sqlite", &codeError{2067}, MattnPath, 0, false},
-		{"nil", nil, MattnPath, 0, false},
+		{"other package", mattnError{ExtendedCode: 2067}, drivers, 0, false},
+		{"no field", io.EOF, paths{mattnPkg: reflect.TypeOf(io.EOF).Elem().PkgPath()}, 0, false},
+		{"code method outside sqlite", &codeError{2067}, drivers, 0, false},
+		{"nil", nil, drivers, 0, false},
 	} {
-		code, ok := sqliteCode(tc.err, tc.fieldPkg)
+		code, ok := tc.paths.sqliteCode(tc.err)
 		if code != tc.code || ok != tc.ok {
 			t.Errorf("%s: sqliteCode = %d, %v; want %d, %v", tc.name, code, ok, tc.code, tc.ok)
 		}
+	}
+	if _, ok := SQLiteCode(mattnError{ExtendedCode: 2067}); ok {
+		t.Error("SQLiteCode recognised a type outside mattn's package")
 	}
 }
 
@@ -59,17 +89,23 @@ func TestTransient(t *testing.T) {
 	}{
 		{"nil", nil, false},
 		{"other", io.EOF, false},
-		{"mysql deadlock", fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1213}), true},
-		{"mysql lock wait", &mysql.MySQLError{Number: 1205}, true},
-		{"mysql duplicate", &mysql.MySQLError{Number: 1062}, false},
-		{"pg serialization", &pgconn.PgError{Code: "40001"}, true},
-		{"pg deadlock", fmt.Errorf("x: %w", &pgconn.PgError{Code: "40P01"}), true},
-		{"pg unique", &pgconn.PgError{Code: "23505"}, false},
+		{"mysql deadlock", fmt.Errorf("claim: %w", mysqlError(1213, "")), true},
+		{"mysql lock wait", mysqlError(1205, ""), true},
+		{"mysql duplicate", mysqlError(1062, ""), false},
+		{"pg serialization", stateError("40001"), true},
+		{"pg deadlock", fmt.Errorf("x: %w", stateError("40P01")), true},
+		{"pg unique", stateError("23505"), false},
+		{"sqlite busy", mattnError{Code: 5, ExtendedCode: 5}, true},
+		{"sqlite locked, extended", fmt.Errorf("x: %w", mattnError{Code: 6, ExtendedCode: 6 | 1<<8}), true},
+		{"sqlite constraint", mattnError{Code: 19, ExtendedCode: 2067}, false},
 		{"code outside sqlite", &codeError{5}, false},
 	} {
-		if got := Transient(tc.err); got != tc.want {
-			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.want)
+		if got := here.transient(tc.err); got != tc.want {
+			t.Errorf("%s: transient = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	if Transient(mysqlError(1213, "")) {
+		t.Error("Transient took a look-alike outside the driver's package for a MySQL deadlock")
 	}
 }
 
@@ -81,23 +117,57 @@ func TestCreateRace(t *testing.T) {
 	}{
 		{"nil", nil, false},
 		{"other", io.EOF, false},
-		{"pg catalog unique", fmt.Errorf("creating: %w", &pgconn.PgError{Code: "23505", ConstraintName: "pg_type_typname_nsp_index"}), true},
-		{"pg duplicate table", &pgconn.PgError{Code: "42P07"}, true},
-		{"pg duplicate object", &pgconn.PgError{Code: "42710"}, true},
-		{"pg deadlock", &pgconn.PgError{Code: "40P01"}, true},
-		{"pg syntax", &pgconn.PgError{Code: "42601"}, false},
-		{"pg permission", &pgconn.PgError{Code: "42501"}, false},
-		{"mysql table exists", &mysql.MySQLError{Number: 1050}, true},
-		{"mysql deadlock", &mysql.MySQLError{Number: 1213}, true},
-		{"mysql syntax", &mysql.MySQLError{Number: 1064}, false},
+		{"pg catalog unique", fmt.Errorf("creating: %w", stateError("23505")), true},
+		{"pg duplicate table", stateError("42P07"), true},
+		{"pg duplicate object", stateError("42710"), true},
+		{"pg deadlock", stateError("40P01"), true},
+		{"pg syntax", stateError("42601"), false},
+		{"pg permission", stateError("42501"), false},
+		{"mysql table exists", mysqlError(1050, ""), true},
+		{"mysql deadlock", mysqlError(1213, ""), true},
+		{"mysql syntax", mysqlError(1064, ""), false},
+		{"sqlite busy", mattnError{Code: 5, ExtendedCode: 5}, true},
 	} {
-		if got := CreateRace(tc.err); got != tc.want {
-			t.Errorf("%s: CreateRace = %v, want %v", tc.name, got, tc.want)
+		if got := here.createRace(tc.err); got != tc.want {
+			t.Errorf("%s: createRace = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
 
-// lookalike has the fields of go-sql-driver/mysql's error, in another package.
+func TestMySQLByReflection(t *testing.T) {
+	n, msg, ok := here.mysqlChain(fmt.Errorf("insert: %w", mysqlError(1062, "Duplicate entry")))
+	if !ok || n != 1062 || msg != "Duplicate entry" {
+		t.Errorf("mysqlChain(wrapped driver error) = %d, %q, %v; want 1062, the message, true", n, msg, ok)
+	}
+	if _, _, ok := here.mysqlChain(errors.Join(io.EOF, mysqlError(1213, ""))); !ok {
+		t.Error("mysqlChain does not find the driver's error inside errors.Join")
+	}
+	if _, _, ok := here.mysql(fmt.Errorf("x: %w", mysqlError(1062, ""))); ok {
+		t.Error("mysql looked into the chain; it reads err itself")
+	}
+	if !here.mysqlDuplicate(fmt.Errorf("x: %w", mysqlError(1062, ""))) || here.mysqlDuplicate(mysqlError(1586, "")) {
+		t.Error("mysqlDuplicate: want 1062 only")
+	}
+	// The same shape outside the driver's package, another type of the package, nil.
+	for _, tc := range []struct {
+		p   paths
+		err error
+	}{
+		{drivers, mysqlError(1062, "")},
+		{here, &lookalike{Number: 1062}},
+		{here, io.EOF},
+		{here, nil},
+	} {
+		if _, _, ok := tc.p.mysqlChain(tc.err); ok {
+			t.Errorf("mysqlChain(%#v) recognised an error that is not the driver's", tc.err)
+		}
+	}
+	if _, _, ok := MySQL(mysqlError(1062, "")); ok {
+		t.Error("MySQL recognised a look-alike outside the driver's package")
+	}
+}
+
+// lookalike has the fields of go-sql-driver/mysql's error under another name.
 type lookalike struct {
 	Number  uint16
 	Message string
@@ -105,37 +175,29 @@ type lookalike struct {
 
 func (e *lookalike) Error() string { return e.Message }
 
-func TestMySQLByReflection(t *testing.T) {
-	n, msg, ok := MySQL(fmt.Errorf("insert: %w", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}))
-	if !ok || n != 1062 || msg != "Duplicate entry" {
-		t.Errorf("MySQL(wrapped driver error) = %d, %q, %v; want 1062, the message, true", n, msg, ok)
-	}
-	if _, _, ok := MySQL(errors.Join(io.EOF, &mysql.MySQLError{Number: 1213})); !ok {
-		t.Error("MySQL does not find the driver's error inside errors.Join")
-	}
-	if _, _, ok := MySQLError(fmt.Errorf("x: %w", &mysql.MySQLError{Number: 1062})); ok {
-		t.Error("MySQLError looked into the chain; it reads err itself")
-	}
-	for _, err := range []error{&lookalike{Number: 1062}, io.EOF, nil, (*mysql.MySQLError)(nil)} {
-		if _, _, ok := MySQL(err); ok {
-			t.Errorf("MySQL(%#v) recognised an error that is not the driver's", err)
-		}
-	}
-}
-
-// stateError has the SQLState method of pgx's and lib/pq's errors.
-type stateError string
-
-func (e stateError) Error() string    { return "state " + string(e) }
-func (e stateError) SQLState() string { return string(e) }
-
 func TestPostgresDuplicate(t *testing.T) {
 	if !PostgresDuplicate(fmt.Errorf("insert: %w", stateError("23505"))) {
 		t.Error("PostgresDuplicate(wrapped 23505) = false")
 	}
-	for _, err := range []error{stateError("23503"), stateError("40001"), &mysql.MySQLError{Number: 1062}, io.EOF, nil} {
+	for _, err := range []error{stateError("23503"), stateError("40001"), mysqlError(1062, ""), io.EOF, nil} {
 		if PostgresDuplicate(err) {
 			t.Errorf("PostgresDuplicate(%v) = true", err)
 		}
+	}
+}
+
+func TestChain(t *testing.T) {
+	a, b, c := errors.New("a"), errors.New("b"), errors.New("c")
+	err := fmt.Errorf("top: %w", errors.Join(a, fmt.Errorf("mid: %w", b), c))
+	var got []string
+	for e := range Chain(err) {
+		got = append(got, e.Error())
+		if e == b {
+			break // stopping early is honoured
+		}
+	}
+	want := []string{err.Error(), errors.Join(a, fmt.Errorf("mid: %w", b), c).Error(), "a", "mid: b", "b"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Chain = %q, want %q", got, want)
 	}
 }

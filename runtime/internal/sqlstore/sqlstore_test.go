@@ -5,15 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
-	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
-
-	"github.com/idgen/idgen/integration/internal/testdb"
 )
 
 func TestCheckTable(t *testing.T) {
@@ -66,112 +61,88 @@ func TestDialect(t *testing.T) {
 	}
 }
 
-// servers are the databases the creation tests run on: SQLite always, the others when
-// their variable is set.
-var servers = []struct {
-	dialect Dialect
-	driver  string
-	dsn     func(t testing.TB) string
-}{
-	{SQLite, "sqlite", func(t testing.TB) string { return testdb.SQLiteDSN(t) }},
-	{Postgres, "pgx", func(t testing.TB) string { return testdb.Postgres(t, "sqlstore") }},
-	{MySQL, "mysql", func(t testing.TB) string { return testdb.MySQL(t, "sqlstore") }},
+// The creation race itself, on new PostgreSQL, MySQL and SQLite databases, is tested
+// through the stores that create their tables with this package (lease, segment, idem,
+// ledger) in the integration module (integration/sqlstore). Here a scripted Execer stands
+// in for the database.
+
+// stateError has the SQLState method of pgx's and lib/pq's errors: what sqlerr reads of
+// them.
+type stateError string
+
+func (e stateError) Error() string    { return "SQLSTATE " + string(e) }
+func (e stateError) SQLState() string { return string(e) }
+
+// Errors a PostgreSQL session may meet running CREATE ... IF NOT EXISTS: a lost race
+// (duplicate_table), and one running it again does not cure (a syntax error).
+const (
+	lostRace = stateError("42P07")
+	syntax   = stateError("42601")
+)
+
+// script is an Execer that answers each statement with the errors listed for it, one per
+// run, and nil once they are used up; it records every run.
+type script struct {
+	mu   sync.Mutex
+	errs map[string][]error
+	runs []string
 }
 
-// ddl is a table and an index, in each dialect's words.
-func ddl(d Dialect, table string) []string {
-	stmts := []string{"CREATE TABLE IF NOT EXISTS " + table + " (k BIGINT NOT NULL PRIMARY KEY, v BIGINT NOT NULL)"}
-	if d != MySQL { // MySQL has no CREATE INDEX IF NOT EXISTS (MariaDB has)
-		stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+table+"_v ON "+table+" (v)")
+func (s *script) ExecContext(_ context.Context, query string, _ ...any) (sql.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs = append(s.runs, query)
+	if errs := s.errs[query]; len(errs) > 0 {
+		s.errs[query] = errs[1:]
+		return nil, errs[0]
 	}
-	return stmts
+	return nil, nil
 }
 
-// TestCreateSchemaRace: 16 sessions, each on a connection of its own, create the same
-// table and index at the same moment, five rounds on new tables: no error. The same race
-// without CreateSchema is run once first, and its failures are logged: that is what
-// CreateSchema absorbs.
-func TestCreateSchemaRace(t *testing.T) {
-	for _, srv := range servers {
-		t.Run(srv.dialect.String(), func(t *testing.T) {
-			db, err := sql.Open(srv.driver, srv.dsn(t))
-			if err != nil {
-				t.Fatal(err)
+func (s *script) ran() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.runs)
+}
+
+// TestCreateSchema: statements run in order; a lost race is run again until it succeeds,
+// its attempts counted in the error if it then fails otherwise; an error other than a
+// race is returned at once, unwrapped, and stops the schema; a cancelled context stops
+// the retries.
+func TestCreateSchema(t *testing.T) {
+	ctx := context.Background()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		errs map[string][]error
+		runs []string
+		err  string // the error's text, "" for none
+	}{
+		{"clean", ctx, nil, []string{"a", "b"}, ""},
+		{"races then succeeds", ctx, map[string][]error{"a": {lostRace, lostRace}}, []string{"a", "a", "a", "b"}, ""},
+		{"syntax", ctx, map[string][]error{"a": {syntax}}, []string{"a"}, "SQLSTATE 42601"},
+		{"second statement", ctx, map[string][]error{"b": {syntax}}, []string{"a", "b"}, "SQLSTATE 42601"},
+		{"races then fails", ctx, map[string][]error{"a": {lostRace, syntax}}, []string{"a", "a"}, "attempt 2: SQLSTATE 42601"},
+		{"cancelled", cancelled, map[string][]error{"a": {lostRace}}, []string{"a"}, "SQLSTATE 42P07"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &script{errs: tc.errs}
+			err := CreateSchema(tc.ctx, s, []string{"a", "b"})
+			if got := fmt.Sprint(err); tc.err == "" && err != nil || tc.err != "" && got != tc.err {
+				t.Errorf("CreateSchema = %v, want %q", err, tc.err)
 			}
-			defer db.Close()
-			const sessions = 16
-			db.SetMaxOpenConns(sessions)
-			ctx := context.Background()
-			conns := make([]*sql.Conn, sessions)
-			for i := range conns {
-				if conns[i], err = db.Conn(ctx); err != nil {
-					t.Fatal(err)
-				}
-				defer conns[i].Close()
+			if tc.err != "" && !errors.Is(err, syntax) && !errors.Is(err, lostRace) {
+				t.Errorf("CreateSchema = %v, which does not wrap the driver's error", err)
 			}
-			race := func(table string, run func(*sql.Conn, []string) error) []error {
-				var wg sync.WaitGroup
-				var mu sync.Mutex
-				var errs []error
-				start := make(chan struct{})
-				for _, c := range conns {
-					wg.Go(func() {
-						<-start
-						if err := run(c, ddl(srv.dialect, table)); err != nil {
-							mu.Lock()
-							errs = append(errs, err)
-							mu.Unlock()
-						}
-					})
-				}
-				close(start)
-				wg.Wait()
-				return errs
-			}
-			raw := race("raw", func(c *sql.Conn, stmts []string) error {
-				for _, s := range stmts {
-					if _, err := c.ExecContext(ctx, s); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			t.Logf("plain IF NOT EXISTS, %d sessions at once: %d failed", sessions, len(raw))
-			if len(raw) > 0 {
-				t.Logf("for example: %v", raw[0])
-			}
-			for round := range 5 {
-				errs := race(fmt.Sprintf("t%d", round), func(c *sql.Conn, stmts []string) error {
-					return CreateSchema(ctx, c, stmts)
-				})
-				for _, err := range errs {
-					t.Errorf("round %d: %v", round, err)
-				}
+			if runs := s.ran(); !slices.Equal(runs, tc.runs) {
+				t.Errorf("statements run: %q, want %q", runs, tc.runs)
 			}
 		})
 	}
-}
-
-// TestCreateSchemaErrors: an error other than a race is returned at once, unwrapped; a
-// cancelled context stops the retries.
-func TestCreateSchemaErrors(t *testing.T) {
-	db, err := sql.Open("sqlite", testdb.SQLiteDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	err = CreateSchema(ctx, db, []string{"CREATE TABLE IF NOT EXISTS ok (k INTEGER)", "CREATE TABLE oops ("})
-	if err == nil || strings.Contains(err.Error(), "attempt") {
-		t.Errorf("syntax error: %v", err)
-	}
-	if err := CreateSchema(ctx, db, []string{"CREATE TABLE IF NOT EXISTS ok (k INTEGER)"}); err != nil {
-		t.Errorf("table exists: %v", err)
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := CreateSchema(cancelled, db, []string{"CREATE TABLE IF NOT EXISTS ok2 (k INTEGER)"}); err == nil {
-		t.Error("cancelled context: no error")
+	if err := CreateSchema(ctx, &script{errs: map[string][]error{"a": {syntax}}}, []string{"a"}); err != syntax {
+		t.Errorf("an error other than a race: %#v, want the driver's, unwrapped", err)
 	}
 	if err := Pause(cancelled, 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("Pause on a cancelled context: %v", err)
@@ -196,31 +167,26 @@ func TestResolveTable(t *testing.T) {
 	}
 }
 
-// TestCreated: the schema runs until it has succeeded once, on a real SQLite database
-// whose statements are counted by a table they insert into.
+// TestCreated: the schema runs until it has succeeded once, however many goroutines ask
+// at once; a failure is reported with the package and table, and the next call runs the
+// schema again.
 func TestCreated(t *testing.T) {
-	db, err := sql.Open("sqlite", testdb.SQLiteDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	ctx := context.Background()
+	s := &script{errs: map[string][]error{"a": {syntax}}}
 	var c Created
-	if err := c.Create(ctx, db, "lease", "t", []string{"CREATE TABLE oops ("}); err == nil || !strings.HasPrefix(err.Error(), "lease: creating table t: ") {
+	if err := c.Create(ctx, s, "lease", "t", []string{"a", "b"}); err == nil || err.Error() != "lease: creating table t: SQLSTATE 42601" || !errors.Is(err, syntax) {
 		t.Fatalf("a failing schema: %v", err)
 	}
-	stmts := []string{"CREATE TABLE IF NOT EXISTS runs (n INTEGER)", "INSERT INTO runs VALUES (1)"}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if err := c.Create(ctx, db, "lease", "t", stmts); err != nil {
+			if err := c.Create(ctx, s, "lease", "t", []string{"a", "b"}); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM runs").Scan(&n); err != nil || n != 1 {
-		t.Errorf("the schema ran %d times (%v), want once after the failure", n, err)
+	if runs := s.ran(); !slices.Equal(runs, []string{"a", "a", "b"}) {
+		t.Errorf("statements run: %q, want the failure, then the schema once", runs)
 	}
 }

@@ -29,10 +29,10 @@ const (
 	specEnv  = "IDGEN_LEASE_SPEC"  // a Spec in JSON
 )
 
-// Spec tells a worker process what to do.
+// Spec tells a worker process what to do. It travels as JSON in the worker's environment.
 type Spec struct {
-	Target Target
-	NS     string        // namespace: table or key prefix suffix
+	Target Target        // the store, handed to the Opener
+	NS     string        // the namespace, handed to the Opener: a table or key prefix suffix
 	Events string        // file for event lines (fleet)
 	IDs    string        // file for ID lines (fleet)
 	TTL    time.Duration // lease TTL
@@ -43,7 +43,8 @@ type Spec struct {
 }
 
 // Opener returns a backend on tg in namespace ns (a table or a key prefix of its own),
-// and what closes its connections: each test package's, which knows its backends.
+// and what closes its connections. Each test package writes its own, since it knows its
+// backends; it runs in the worker processes.
 type Opener func(tg Target, ns string) (lease.Backend, io.Closer, error)
 
 // Main is a test package's TestMain: in a worker process (started by Start or by a test
@@ -65,7 +66,9 @@ func Main(m *testing.M, open Opener) {
 }
 
 // Env returns the environment entries that make the test binary a worker in mode with
-// spec, for a test that starts workers itself (as integration/internal/testproc.Start does).
+// spec, for a test that starts workers itself. A worker in mode "first" says "ready" on
+// standard output and waits for the end of its standard input before it claims: a test
+// that gives a group of them one pipe and closes it starts their claims at one moment.
 func Env(mode string, spec Spec) []string {
 	js, err := json.Marshal(spec)
 	if err != nil {

@@ -23,16 +23,17 @@ import (
 
 // Proc is a worker process started by a test: Start makes it, Run starts it.
 type Proc struct {
-	Name   string
-	Spec   Spec
-	Cmd    *exec.Cmd
-	Exited chan struct{}
-	Err    error // from Wait, once Exited is closed
+	Name   string        // the test's name for it, in messages
+	Spec   Spec          // what it was told to do
+	Cmd    *exec.Cmd     // the test binary, run as the worker
+	Exited chan struct{} // closed when it has exited
+	Err    error         // from Wait, once Exited is closed
+	// Stderr is what it wrote on standard error; read it once Exited is closed.
 	Stderr bytes.Buffer
 }
 
 // Start prepares the test binary as a worker process in mode ("fleet", "bench" or
-// "first") with spec; Run starts it.
+// "first"; see the package doc) with spec, named name in messages; Run starts it.
 func Start(t *testing.T, mode, name string, spec Spec) *Proc {
 	t.Helper()
 	js, err := json.Marshal(spec)
@@ -80,10 +81,10 @@ func (p *Proc) Signal(t *testing.T, sig syscall.Signal) time.Time {
 	return at
 }
 
-// Event is a line of a worker's event log: its kind and fields.
+// Event is a line of a worker's event log (the package doc lists them).
 type Event struct {
-	Kind string
-	F    map[string]string
+	Kind string            // "acquired", "renewed", "lost", ...
+	F    map[string]string // the fields, by key; err unquoted
 }
 
 // Int returns field k as an integer, 0 if missing.
@@ -132,7 +133,8 @@ func (p *Proc) Events(kind string) []Event {
 }
 
 // Unexercised is what a fleet run panics with when the machine's load kept it from setting
-// up its case (a worker too slow to log an event in time); Processes recovers it.
+// up its case (a worker too slow to log an event in time); Processes recovers it and runs
+// the fleet again. A test of one's own may recover it the same way.
 type Unexercised string
 
 // WaitEvent waits until the worker has logged n events of kind, and returns the nth. A
@@ -160,11 +162,11 @@ func (p *Proc) WaitEvent(t *testing.T, kind string, n int, timeout time.Duration
 // and just after it got the ID.
 type Issued struct {
 	ID       snowflake.ID
-	Stamp    time.Time
-	Returned time.Time
+	Stamp    time.Time // just before the worker asked for ID
+	Returned time.Time // just after it got ID
 }
 
-// IDs returns the IDs the worker wrote.
+// IDs returns the IDs the worker wrote, without a line torn by a kill.
 func (p *Proc) IDs(t *testing.T) []Issued {
 	t.Helper()
 	f, err := os.Open(p.Spec.IDs)
@@ -191,14 +193,16 @@ func (p *Proc) IDs(t *testing.T) []Issued {
 	return out
 }
 
-// SleepUntil sleeps until t.
+// SleepUntil sleeps until t: the fleet tests pace their steps by the wall clock, as the
+// workers' leases run on it.
 func SleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
-// Processes is the test body of TestProcesses, run on each of kinds: the proof that
-// leases keep IDs unique across processes. Eight worker
-// processes lease from one store and issue IDs for several seconds while one is killed
-// and restarted, one is stopped for longer than its TTL and continued, and one starts
-// with its clock behind the time the previous holder of its ID recorded.
+// Processes is the body of a test package's TestProcesses, one subtest per Kind: the
+// proof that leases keep IDs unique across processes. Eight worker processes lease from
+// one store and issue IDs for several seconds while one is killed and restarted, one is
+// stopped for longer than its TTL and continued, and one starts with its clock behind the
+// time the previous holder of its ID recorded; the package doc says what is checked.
+// The test package's TestMain must be Main.
 func Processes(t *testing.T, kinds []Kind) {
 	if testing.Short() {
 		t.Skip("starts worker processes for about ten seconds per store")
@@ -483,9 +487,10 @@ func testFleet(t *testing.T, tg Target, ns string) (notExercised string) {
 	return ""
 }
 
-// CheckIDs reads the IDs of all, checks that none repeats, that each is of a worker ID its
-// process acquired in [0, maxWorker], and that each holder of a worker ID stamped only
-// after the previous holder's last tick; it returns the IDs by process.
+// CheckIDs reads the IDs of all (workers in mode "fleet", exited), checks that none
+// repeats, that each is of a worker ID its process acquired in [0, maxWorker], and that
+// each holder of a worker ID stamped only after the previous holder's last tick; it
+// returns the IDs by process. The IDs are read in the classic layout the workers use.
 func CheckIDs(t *testing.T, all []*Proc, maxWorker int64) map[*Proc][]Issued {
 	t.Helper()
 	layout := snowflake.Classic()
@@ -566,8 +571,10 @@ func CheckIDs(t *testing.T, all []*Proc, maxWorker int64) map[*Proc][]Issued {
 	return idsOf
 }
 
-// Bench is the body of BenchmarkFleet, run on each of kinds: it measures IDs per second from 1 and 8 processes leasing from one store,
-// each issuing its share of b.N IDs from one goroutine.
+// Bench is the body of a test package's BenchmarkFleet, one sub-benchmark per Kind: it
+// measures IDs per second (the IDs/s metric) from 1 and 8 worker processes leasing from
+// one store, each issuing its share of b.N IDs from one goroutine once all have claimed a
+// worker ID. The test package's TestMain must be Main.
 func Bench(b *testing.B, kinds []Kind) {
 	for _, k := range kinds {
 		b.Run(k.Name, func(b *testing.B) {

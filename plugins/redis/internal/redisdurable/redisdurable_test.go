@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/integration/internal/testdb"
+	"github.com/idgen/idgen/plugins/redis/redistest"
 )
 
 // TestCheck runs Check against servers the test starts, one per configuration.
@@ -27,7 +27,7 @@ func TestCheck(t *testing.T) {
 		{"config renamed", []string{"--rename-command", "CONFIG", ""}, "appendonly is off (RDB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testdb.StartRedis(t, tc.args...)
+			srv := redistest.Start(t, tc.args...)
 			err := Check(ctx, srv.Client())
 			checkErr(t, err, srv.Addr, tc.reason)
 		})
@@ -61,7 +61,7 @@ func checkErr(t *testing.T, err error, addr, reason string) {
 // that wraps the server's NOPERM and says to opt in.
 func TestCheckNoPerm(t *testing.T) {
 	ctx := context.Background()
-	srv := testdb.StartRedis(t, "--appendonly", "yes")
+	srv := redistest.Start(t, "--appendonly", "yes")
 	admin := srv.Client()
 	if err := admin.Do(ctx, "ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-info").Err(); err != nil {
 		t.Fatal(err)
@@ -78,13 +78,13 @@ func TestCheckNoPerm(t *testing.T) {
 // TestCheckRing: every shard of a Ring is checked; the one without persistence is named.
 func TestCheckRing(t *testing.T) {
 	ctx := context.Background()
-	good := testdb.StartRedis(t, "--appendonly", "yes")
-	bad := testdb.StartRedis(t)
+	good := redistest.Start(t, "--appendonly", "yes")
+	bad := redistest.Start(t)
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"good": good.Addr, "bad": bad.Addr}})
 	defer ring.Close()
 	checkErr(t, Check(ctx, ring), bad.Addr, "no RDB save points")
 
-	both := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": good.Addr, "b": testdb.StartRedis(t, "--appendonly", "yes").Addr}})
+	both := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": good.Addr, "b": redistest.Start(t, "--appendonly", "yes").Addr}})
 	defer both.Close()
 	checkErr(t, Check(ctx, both), "", "")
 }
@@ -111,7 +111,7 @@ func TestParseInfo(t *testing.T) {
 // client's seed address is a node with it, is named.
 func TestCheckCluster(t *testing.T) {
 	ctx := context.Background()
-	nodes := testdb.StartRedisCluster(t, 3, "--appendonly", "yes")
+	nodes := redistest.StartCluster(t, 3, "--appendonly", "yes")
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].Addr}})
 	defer c.Close()
 	checkErr(t, Check(ctx, c), "", "")

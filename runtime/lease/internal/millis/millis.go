@@ -1,6 +1,8 @@
 // Package millis converts between time.Time and the Unix milliseconds the lease backends
-// of runtime/lease store, with one rounding rule for all of them (runtime/lease's SQL
-// backend and runtime/lease/redislease).
+// store, with one rounding rule for all of them (runtime/lease's SQL backend and
+// plugins/redis/redislease). Each module that needs it keeps a copy of this file
+// (runtime/lease/internal/millis, plugins/redis/internal/millis), since no module imports
+// another's internal packages: keep the copies the same.
 package millis
 
 import "time"

@@ -1,17 +1,18 @@
-package testdb
+package redistest
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// TestStartRedis: a private server answers, and after a SIGKILL and restart it has
+// TestStart: a private server answers, and after a SIGKILL and restart it has
 // forgotten a key without persistence and kept it with the AOF on.
-func TestStartRedis(t *testing.T) {
+func TestStart(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -22,7 +23,7 @@ func TestStartRedis(t *testing.T) {
 		{"appendonly", []string{"--appendonly", "yes"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := StartRedis(t, tc.args...)
+			s := Start(t, tc.args...)
 			c := s.Client()
 			if err := c.IncrBy(ctx, "k", 1000).Err(); err != nil {
 				t.Fatal(err)
@@ -39,16 +40,26 @@ func TestStartRedis(t *testing.T) {
 	}
 }
 
-// TestStartRedisSkip: without redis-server on PATH and without the variable, the test is
+// TestStartSkip: without redis-server on PATH and without the variable, the test is
 // skipped with a message naming the variable.
-func TestStartRedisSkip(t *testing.T) {
+func TestStartSkip(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	t.Setenv(RedisEnv, "")
+	t.Setenv(Env, "")
 	r := &recorder{TB: t}
-	if s := StartRedis(r); s != nil {
-		t.Errorf("StartRedis without redis-server = %+v", s)
+	if s := Start(r); s != nil {
+		t.Errorf("Start without redis-server = %+v", s)
 	}
-	if !strings.Contains(r.skipped, RedisEnv) {
-		t.Errorf("skip message %q does not name %s", r.skipped, RedisEnv)
+	if !strings.Contains(r.skipped, Env) {
+		t.Errorf("skip message %q does not name %s", r.skipped, Env)
 	}
 }
+
+// recorder observes the skip path: unlike testing.T's, its Skip returns instead of ending
+// the goroutine, and it fails on anything else.
+type recorder struct {
+	testing.TB
+	skipped string
+}
+
+func (r *recorder) Helper()          {}
+func (r *recorder) Skip(args ...any) { r.skipped = fmt.Sprint(args...) }

@@ -1,0 +1,47 @@
+package segment_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/segment"
+)
+
+// TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
+// in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
+func TestNewSQL(t *testing.T) {
+	for _, name := range sqlstore.GoodTables() {
+		if _, err := segment.NewSQL(nil, segment.Postgres, segment.SQLOptions{Table: name}); err != nil {
+			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
+		}
+	}
+	for _, name := range sqlstore.HostileTables() {
+		if name == "" {
+			continue // DefaultTable
+		}
+		for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+			_, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: name})
+			var te *segment.TableError
+			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "segment: invalid table name ") {
+				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
+			}
+		}
+	}
+	for _, d := range []segment.Dialect{0, 9} {
+		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
+			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
+		}
+	}
+	for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+		s, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: "app.seg"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts := s.Schema()
+		if len(stmts) != 1 || !strings.HasPrefix(stmts[0], "CREATE TABLE IF NOT EXISTS app.seg (") || !strings.Contains(stmts[0], "max_id") {
+			t.Errorf("%v: schema %q", d, stmts)
+		}
+	}
+}
