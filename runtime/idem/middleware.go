@@ -164,7 +164,7 @@ func New(cfg Config) (*Middleware, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, streamed or hijacked); a retry with this key gets its status without the body"
+	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, or streamed); a retry with this key gets its status without the body"
 	m.taken = Response{
 		Status: http.StatusUnprocessableEntity,
 		Header: http.Header{
