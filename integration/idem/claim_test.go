@@ -318,3 +318,166 @@ func (s *countingStore) counts() (claims, gets int) {
 	defer s.mu.Unlock()
 	return s.claims, s.gets
 }
+
+// failingRenewals is a store whose renewals fail, as they do for a process that cannot
+// reach its store for a while, while its other calls pass: the store is back by the time
+// the work ends.
+type failingRenewals struct {
+	idem.Store
+	failed atomic.Int64
+}
+
+func (s *failingRenewals) Renew(ctx context.Context, key, token string, lock time.Duration) error {
+	s.failed.Add(1)
+	return errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+}
+
+// TestRenewalsFailed: renewals fail from the claim on, so the work's context is cancelled
+// (ErrClaimLost) before the claim could lapse, and the work finishes anyway (a commit was
+// in flight). Nobody took the key, so its outcome is recorded with the claim's token: the
+// client gets the handler's response, a retry replays it, and the handler ran once; a
+// handler that failed releases the key, and its retry runs. Once: the function returned
+// nil, so the key is done, and the redelivery does not run it. But when another caller
+// took the key after the claim lapsed, nothing is stored: the client gets 503, Once
+// returns ErrClaimLost, and the taker's claim stands. (Before, the result was thrown away
+// whenever renewals failed: 503, and the retry ran the work again; Once ran fn twice.)
+func TestRenewalsFailed(t *testing.T) {
+	for _, st := range stores(t) {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			// finishing is a handler whose work ends when its context does: it answers
+			// status unless it was told to wait for gate first.
+			type finishing struct {
+				runs   atomic.Int64
+				causes chan error
+			}
+			handler := func(f *finishing, status int, gate chan struct{}) http.HandlerFunc {
+				return func(w http.ResponseWriter, r *http.Request) {
+					f.runs.Add(1)
+					<-r.Context().Done()
+					f.causes <- context.Cause(r.Context())
+					if gate != nil {
+						<-gate
+					}
+					w.WriteHeader(status)
+					io.WriteString(w, "done")
+				}
+			}
+			t.Run("kept", func(t *testing.T) {
+				f := &finishing{causes: make(chan error, 4)}
+				s := &failingRenewals{Store: st.store}
+				srv := newServer(t, idem.Config{Store: s, Scope: tenantScope, LockTimeout: testLock}, handler(f, http.StatusCreated, nil))
+				key := uniqueKey(t, "kept")
+				resp, body := post(t, srv.URL, key, "acme", `{}`)
+				if cause := <-f.causes; !errors.Is(cause, idem.ErrClaimLost) {
+					t.Errorf("the handler's context ended with %v, want ErrClaimLost", cause)
+				}
+				if resp.StatusCode != http.StatusCreated || body != "done" || resp.Header.Get(idem.WarningHeader) != "" {
+					t.Errorf("client got %d %q (warning %q); want the handler's 201 done", resp.StatusCode, body, resp.Header.Get(idem.WarningHeader))
+				}
+				resp, body = post(t, srv.URL, key, "acme", `{}`)
+				if resp.StatusCode != http.StatusCreated || body != "done" || resp.Header.Get(idem.ReplayedHeader) != "true" {
+					t.Errorf("retry got %d %q replayed=%q; want the replay of 201 done", resp.StatusCode, body, resp.Header.Get(idem.ReplayedHeader))
+				}
+				if f.runs.Load() != 1 || s.failed.Load() == 0 {
+					t.Errorf("%d runs, %d failed renewals; want 1 run after failed renewals", f.runs.Load(), s.failed.Load())
+				}
+			})
+			t.Run("handler failed", func(t *testing.T) {
+				f := &finishing{causes: make(chan error, 4)}
+				s := &failingRenewals{Store: st.store}
+				srv := newServer(t, idem.Config{Store: s, Scope: tenantScope, LockTimeout: testLock}, handler(f, http.StatusBadGateway, nil))
+				key := uniqueKey(t, "failed")
+				if resp, body := post(t, srv.URL, key, "acme", `{}`); resp.StatusCode != http.StatusBadGateway || body != "done" {
+					t.Errorf("client got %d %q; want the handler's 502", resp.StatusCode, body)
+				}
+				// Released: the retry runs at once (it would get 409 while the claim held).
+				if resp, _ := post(t, srv.URL, key, "acme", `{}`); resp.StatusCode != http.StatusBadGateway || f.runs.Load() != 2 {
+					t.Errorf("retry: %d after %d runs; want a second run", resp.StatusCode, f.runs.Load())
+				}
+			})
+			t.Run("taken", func(t *testing.T) {
+				f := &finishing{causes: make(chan error, 4)}
+				spy := newSpy(&failingRenewals{Store: st.store})
+				gate := make(chan struct{})
+				srv := newServer(t, idem.Config{Store: spy, Scope: tenantScope, LockTimeout: testLock}, handler(f, http.StatusCreated, gate))
+				key := uniqueKey(t, "taken")
+				type answer struct {
+					resp *http.Response
+					body string
+				}
+				got := make(chan answer, 1)
+				go func() { r, b := post(t, srv.URL, key, "acme", `{}`); got <- answer{r, b} }()
+				c := <-spy.claims
+				<-f.causes
+				takeAfterLapse(t, st.store, c.key)
+				close(gate)
+				a := <-got
+				if a.resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(a.body, "done") {
+					t.Errorf("client got %d %q; want 503", a.resp.StatusCode, a.body)
+				}
+				if rec, err := st.store.Get(ctx, c.key); err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
+					t.Errorf("the record is %+v, %v; want the thief's claim", rec, err)
+				}
+			})
+			t.Run("Once kept", func(t *testing.T) {
+				s := &failingRenewals{Store: st.store}
+				key := uniqueKey(t, "once-kept")
+				opts := idem.OnceOptions{LockTimeout: testLock}
+				var runs atomic.Int64
+				fn := func(ctx context.Context) error {
+					runs.Add(1)
+					<-ctx.Done()
+					return nil // finished all the same
+				}
+				if err := idem.Once(ctx, s, key, fn, opts); err != nil {
+					t.Errorf("Once: %v; want nil, the key marked done", err)
+				}
+				if err := idem.Once(ctx, s, key, fn, opts); err != nil || runs.Load() != 1 {
+					t.Errorf("redelivery: %v, fn ran %d times; want nil and 1", err, runs.Load())
+				}
+			})
+			t.Run("Once taken", func(t *testing.T) {
+				spy := newSpy(&failingRenewals{Store: st.store})
+				key := uniqueKey(t, "once-taken")
+				cancelled, gate := make(chan struct{}), make(chan struct{})
+				fn := func(ctx context.Context) error {
+					<-ctx.Done()
+					close(cancelled)
+					<-gate
+					return nil
+				}
+				done := make(chan error, 1)
+				go func() { done <- idem.Once(ctx, spy, key, fn, idem.OnceOptions{LockTimeout: testLock}) }()
+				c := <-spy.claims
+				<-cancelled
+				takeAfterLapse(t, st.store, c.key)
+				close(gate)
+				if err := <-done; !errors.Is(err, idem.ErrClaimLost) {
+					t.Errorf("Once: %v; want ErrClaimLost", err)
+				}
+				if rec, err := st.store.Get(ctx, c.key); err != nil || rec.State != idem.InProgress || rec.Fingerprint != "thief" {
+					t.Errorf("the record is %+v, %v; want the thief's claim", rec, err)
+				}
+			})
+		})
+	}
+}
+
+// takeAfterLapse claims key as "thief" as soon as its claim has lapsed.
+func takeAfterLapse(t *testing.T, s idem.Store, key string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		tok, _, err := s.Claim(context.Background(), key, "thief", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok != "" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the claim of %q never lapsed", key)
+}

@@ -106,6 +106,21 @@ func conformance(t *testing.T, s idem.Store, prefix string) {
 			t.Fatalf("purge removed a live record: %v", err)
 		}
 	})
+	t.Run("keys with braces", func(t *testing.T) {
+		// Distinct keys are distinct records whatever a store makes of their names
+		// (redisidem keeps braces from becoming Redis Cluster hash tags).
+		keys := []string{"{x}", "{}{x}", "{}", "}{", "x{", "x}", "{x", "{}x", "x", "%7Bx%7D", "a{b}c{d}"}
+		for _, k := range keys {
+			if tok, held, err := s.Claim(ctx, key("b"+k), "fp "+k, time.Minute); err != nil || tok == "" {
+				t.Fatalf("claim of %q: %q %+v %v; want a claim of its own", "b"+k, tok, held, err)
+			}
+		}
+		for _, k := range keys {
+			if rec, err := s.Get(ctx, key("b"+k)); err != nil || rec.Fingerprint != "fp "+k || rec.Key != key("b"+k) {
+				t.Errorf("Get(%q) = %+v, %v", "b"+k, rec, err)
+			}
+		}
+	})
 	t.Run("one claim among many", func(t *testing.T) {
 		const callers = 50
 		tokens := make([]string, callers)

@@ -96,8 +96,9 @@ func TestFingerprintForms(t *testing.T) {
 		{`{"a":1} {"b":2}`, `{"a":1} {"b":2}`},
 		{``, ``},
 	} {
-		if got := string(idem.CanonicalJSON([]byte(tc.in))); got != tc.out {
-			t.Errorf("CanonicalJSON(%q) = %q, want %q", tc.in, got, tc.out)
+		var b bytes.Buffer
+		if err := idem.CanonicalJSON(&b, []byte(tc.in)); err != nil || b.String() != tc.out {
+			t.Errorf("CanonicalJSON(%q) = %q, %v; want %q", tc.in, b.String(), err, tc.out)
 		}
 	}
 }

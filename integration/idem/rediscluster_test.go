@@ -3,7 +3,11 @@ package idem_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,4 +95,79 @@ func TestRedisClusterStore(t *testing.T) {
 		}
 		t.Logf("Purge deleted %d timed-out records spread over %d masters (%v)", got, len(per), per)
 	})
+}
+
+// TestRedisClusterHashTags: a caller's key text never chooses the slot. 1,000 requests
+// whose Idempotency-Keys all hold the hash tag {x} (through the middleware, so the store
+// sees "4:acme:{x}-order-N") have their records spread over the slots and masters as
+// plain keys do (before: all 1,000 in the slot of x, on one master). A store whose prefix
+// is a hash tag of its own keeps every record in that tag's slot.
+func TestRedisClusterHashTags(t *testing.T) {
+	c, prefix := clusterClient(t)
+	serve := func(s idem.Store, keys []string) {
+		mw, err := idem.New(idem.Config{Store: s, Scope: tenantScope})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := mw.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) }))
+		var wg sync.WaitGroup
+		for part := range 8 {
+			wg.Go(func() {
+				for i := part; i < len(keys); i += 8 {
+					req := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader("{}"))
+					req.Header.Set("Idempotency-Key", keys[i])
+					req.Header.Set("X-Tenant", "acme")
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusCreated {
+						t.Errorf("key %q: %d %s", keys[i], rec.Code, rec.Body)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("{x}-order-%d", i)
+	}
+	serve(clusterStore(t, c, prefix), keys)
+	slots, masters := recordSlots(t, c, prefix)
+	t.Logf("1,000 keys holding {x}: records in %d slots on %d masters", len(slots), len(masters))
+	// 1,000 names hashed over 16,384 slots land in about 970 distinct ones.
+	if len(slots) < 900 || len(masters) < 3 {
+		t.Errorf("1,000 keys holding {x} are in %d slots on %d masters; want them spread (~970 slots, every master)", len(slots), len(masters))
+	}
+
+	tag := "{" + prefix + "}:" // testdb deletes keys starting with "{"+prefix too
+	serve(clusterStore(t, c, tag), keys[:100])
+	if slots, _ := recordSlots(t, c, tag); len(slots) != 1 {
+		t.Errorf("a store whose prefix is the tag %q has its records in %d slots, want 1", tag, len(slots))
+	}
+}
+
+// recordSlots returns the slots of the keys under prefix, and the masters holding them.
+func recordSlots(t *testing.T, c *redis.ClusterClient, prefix string) (slots, masters map[string]int) {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	slots, masters = map[string]int{}, map[string]int{}
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		iter := m.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			slot, err := m.ClusterKeySlot(ctx, iter.Val()).Result()
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			slots[fmt.Sprint(slot)]++
+			masters[m.Options().Addr]++
+			mu.Unlock()
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slots, masters
 }

@@ -175,7 +175,8 @@ func TestServerSentEvents(t *testing.T) {
 }
 
 // TestHijack: a handler that takes the connection gets it, and a retry does not run it
-// again.
+// again: it gets 422, the response is not replayable (TestHijackReplay in runtime/idem has
+// the details).
 func TestHijack(t *testing.T) {
 	var runs atomic.Int64
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -189,13 +190,14 @@ func TestHijack(t *testing.T) {
 		rw.WriteString("HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 		rw.Flush()
 	})
-	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant}, h)
+	// The client reads the response before the handler returns: the retry waits for the key.
+	srv := newServer(t, idem.Config{Store: idem.NewMemory(), Scope: idem.SingleTenant, Wait: time.Minute}, h)
 	resp, body := post(t, srv.URL, "hijack", "", "{}")
 	if resp.StatusCode != http.StatusAccepted || body != "ok" {
 		t.Fatalf("hijacked response: %d %q", resp.StatusCode, body)
 	}
 	resp, _ = post(t, srv.URL, "hijack", "", "{}")
-	if resp.Header.Get(idem.ReplayedHeader) != "true" || runs.Load() != 1 {
+	if resp.StatusCode != http.StatusUnprocessableEntity || resp.Header.Get(idem.ReplayedHeader) != "true" || runs.Load() != 1 {
 		t.Errorf("retry of a hijacked request: %d %v, %d runs", resp.StatusCode, resp.Header, runs.Load())
 	}
 }

@@ -12,7 +12,10 @@ import (
 // ErrClaimLost is the cause of the context a handler or an Once function runs with when
 // its claim on the key could not be kept: a renewal found the claim taken (it lapsed and
 // another caller claimed the key), or renewals failed until the claim could lapse. The
-// work must stop: another execution may start once the claim lapses. Nothing is stored.
+// work must stop: another execution may start once the claim lapses. When the claim was
+// taken nothing is stored. When renewals only failed, work that finishes all the same has
+// its outcome recorded with the claim's token, which the store accepts only if nobody took
+// the key meanwhile; if it does not, nothing is stored.
 var ErrClaimLost = errors.New("idem: the claim on the key was lost while the work ran")
 
 // work is one request with a key, or one Once call, in one allocation: the request body
@@ -35,6 +38,13 @@ var ErrClaimLost = errors.New("idem: the claim on the key was lost while the wor
 // before that moment, so a handler that honours its context has stopped when the key can
 // pass on. A handler that ignores its context can outlive its claim; nothing outside the
 // handler can stop it.
+//
+// Why the outcome of work whose renewals failed may still be recorded: Complete and
+// Release act only for the token that holds the claim, and a caller that takes the key
+// replaces the token. A Complete that succeeds after failed renewals therefore proves that
+// nobody took the key since this claim, so no other execution ran; one that fails stores
+// nothing. Only a renewal that found the claim taken (taken) skips that attempt: the token
+// cannot hold the key again.
 type work struct {
 	context.Context // cancelled by cancel
 	cancel          context.CancelCauseFunc
@@ -53,6 +63,7 @@ type work struct {
 	index    int       // in renewals.q, or -1
 	stopped  bool
 	lost     error
+	taken    bool // lost because a renewal found another caller's claim
 }
 
 // Value implements context.Context: the Key for KeyFrom, the rest from the parent.
@@ -130,6 +141,7 @@ func (w *work) renew() {
 		w.deadline = start.Add(w.lock)
 		w.due = start.Add(renewEvery(w.lock))
 	case errors.Is(err, ErrNotHolder):
+		w.taken = true
 		w.lose(fmt.Errorf("%w: another caller holds it", ErrClaimLost))
 		return
 	default:
@@ -151,19 +163,19 @@ func (w *work) lose(err error) {
 
 // stop ends the renewals and the work's context (the work is over, as net/http ends a
 // request's context when its handler returns), and returns the error the claim was lost
-// with, or nil if no renewal found it lost. A claim that lapsed without a renewal noticing
-// (the machine was suspended) is caught by the store: Complete and Release answer
-// ErrNotHolder.
-func (w *work) stop() error {
+// with, or nil if no renewal found it lost, and whether a renewal found it taken by
+// another caller. A claim that lapsed without a renewal noticing (the machine was
+// suspended) is caught by the store: Complete and Release answer ErrNotHolder.
+func (w *work) stop() (lost error, taken bool) {
 	w.mu.Lock()
 	w.stopped = true
 	w.cancel(context.Canceled)
-	lost := w.lost
+	lost, taken = w.lost, w.taken
 	w.mu.Unlock()
 	// Once stopped, a renewal in flight does not schedule another, so this removes the
 	// last entry.
 	renewals.remove(w)
-	return lost
+	return lost, taken
 }
 
 // renewals schedules the renewals of every claim held in the process: one goroutine

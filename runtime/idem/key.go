@@ -41,7 +41,9 @@ func KeyFrom(ctx context.Context) (Key, bool) {
 // parseKey returns the key a header value names. The IETF draft (draft-ietf-httpapi-
 // idempotency-key-header) makes Idempotency-Key a Structured Field string, "abc", while
 // most clients send the bare token abc: both name the key abc. A value that starts with a
-// double quote must be a valid string.
+// double quote must be a valid string. A bare value with a comma is a list, two field
+// lines joined (RFC 9110 5.3; by a proxy or by the middleware), not a key: a key with a
+// comma is sent as a string ("a,b").
 func parseKey(v string) (string, error) {
 	if strings.HasPrefix(v, `"`) {
 		s, err := unquoteSF(v)
@@ -49,6 +51,8 @@ func parseKey(v string) (string, error) {
 			return "", err
 		}
 		v = s
+	} else if strings.Contains(v, ",") {
+		return "", errors.New(`the key is a list (two Idempotency-Key fields, or one with a comma): send one key, and a key with a comma as a Structured Field string ("a,b")`)
 	}
 	if v == "" {
 		return "", errors.New("the key is empty")

@@ -17,6 +17,11 @@ func TestParseKey(t *testing.T) {
 		{`"abc"`, "abc", true},
 		{`"a\"b\\c"`, `a"b\c`, true},
 		{`a"b`, `a"b`, true}, // a bare token may hold a quote after its start
+		{"k-a, k-b", "", false},
+		{"k-a,k-b", "", false},
+		{",", "", false},
+		{`"k-a,k-b"`, "k-a,k-b", true},
+		{`"k-a", "k-b"`, "", false},
 		{`"abc`, "", false},
 		{`""`, "", false},
 		{`"a"b"`, "", false},

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,10 +39,12 @@ type Config struct {
 	// FingerprintHeaders are request headers that, with the method, path, query and body,
 	// make the request's fingerprint: the same key with another fingerprint gets 422.
 	FingerprintHeaders []string
-	// FingerprintBody, when set, maps the request body to what the fingerprint hashes;
-	// CanonicalJSON makes JSON bodies that differ only in whitespace and key order one
-	// request. Nil: the body's bytes.
-	FingerprintBody func(body []byte) []byte
+	// FingerprintBody, when set, writes to dst what the fingerprint hashes of the request
+	// body (dst is a hash: what is written is not kept); CanonicalJSON makes JSON bodies
+	// that differ only in whitespace and member order one request. An error refuses the
+	// request with 400 and the error's text as the problem's detail, before any claim:
+	// return errors written for the client. Nil: the body's bytes.
+	FingerprintBody func(dst io.Writer, body []byte) error
 	// LockTimeout is how long a claim whose holder stopped renewing it stays in progress
 	// before the holder is presumed dead and another request may take the key;
 	// DefaultLockTimeout if zero. Work may take longer: the claim is renewed every
@@ -59,10 +63,13 @@ type Config struct {
 	// DefaultMaxRequestBytes if zero.
 	MaxRequestBytes int64
 	// MaxResponseBytes bounds a stored response body, and the memory a response takes;
-	// DefaultMaxResponseBytes if zero. A larger response streams to the client as the handler writes it, and
-	// the key is completed with its status and headers but not its body: a retry gets that
-	// status, a problem+json body saying so and an Idempotency-Warning, and the handler
-	// does not run again. A handler that flushes or hijacks is treated the same way.
+	// DefaultMaxResponseBytes if zero. A larger response streams to the client as the
+	// handler writes it, and the key is completed with its status and headers but not its
+	// body: a retry gets that status, a problem+json body saying so and an
+	// Idempotency-Warning, and the handler does not run again. A handler that flushes is
+	// treated the same way. A handler that hijacks the connection (a protocol switch) sent
+	// what the middleware cannot see: its key is completed as not replayable, and a retry
+	// gets 422 with a problem+json body saying so and the warning, without running again.
 	MaxResponseBytes int
 	// Logger receives what the client is not told: store failures, a failing Scope, lost
 	// claims. Nil: slog.Default() at New.
@@ -115,7 +122,8 @@ type Middleware struct {
 	cfg     Config
 	log     *slog.Logger
 	watches watches
-	warn    string // the Idempotency-Warning of a response passed through
+	warn    string   // the Idempotency-Warning of a response passed through
+	taken   Response // what a key whose handler hijacked the connection replays
 }
 
 // New checks cfg, fills its defaults and returns the middleware.
@@ -156,7 +164,16 @@ func New(cfg Config) (*Middleware, error) {
 	if m.log == nil {
 		m.log = slog.Default()
 	}
-	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, streamed or hijacked); a retry with this key gets its status without the body"
+	m.warn = "response not stored (above " + strconv.Itoa(cfg.MaxResponseBytes) + " bytes, or streamed); a retry with this key gets its status without the body"
+	m.taken = Response{
+		Status: http.StatusUnprocessableEntity,
+		Header: http.Header{
+			"Content-Type": {"application/problem+json"},
+			WarningHeader:  {"the request took over its connection; its response was not stored and cannot be replayed"},
+		},
+		Body: problemBody(http.StatusUnprocessableEntity, "Response not replayable",
+			"the request with this key was processed, and its handler took over the connection (a protocol switch): what it sent there was not kept, and the request is not run again; send it with a new Idempotency-Key to run it again"),
+	}
 	return m, nil
 }
 
@@ -174,7 +191,15 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	raw := ""
 	for _, h := range m.cfg.KeyHeaders {
-		if raw = r.Header.Get(h); raw != "" {
+		switch vs := r.Header.Values(h); {
+		case len(vs) > 1:
+			// Two field lines are one list (RFC 9110 5.3), which a proxy may have joined
+			// already: both forms reach parseKey as the list, which is not a key.
+			raw = strings.Join(vs, ", ")
+		case len(vs) == 1:
+			raw = vs[0]
+		}
+		if raw != "" {
 			break
 		}
 	}
@@ -222,7 +247,11 @@ func (m *Middleware) serveKeyed(w http.ResponseWriter, r *http.Request, next htt
 	r.Body = &wk.in
 	wk.key = Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
 	k := &wk.key
-	fp := m.fingerprint(r, body)
+	fp, err := m.fingerprint(r, body)
+	if err != nil {
+		problem(w, http.StatusBadRequest, "Invalid request body", err.Error())
+		return Refused
+	}
 
 	ctx := r.Context()
 	deadline := time.Now().Add(m.cfg.Wait)
@@ -299,41 +328,69 @@ func (m *Middleware) run(w http.ResponseWriter, r *http.Request, next http.Handl
 		m.watches.wake(key)
 	}()
 	next.ServeHTTP(rec, r.WithContext(wk))
-	lost := wk.stop()
+	lost, taken := wk.stop()
+	if taken {
+		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was taken by another request while the handler ran; nothing stored", slog.String("key", key), slog.Any("error", lost))
+		m.claimLost(bg, w, rec, before, lost)
+		return ClaimLost
+	}
+	// lost, if set, is a claim whose renewals failed, which may still be this token's: the
+	// store calls below act only if it is (see work), and the client gets the handler's
+	// response only if the store took its outcome.
+	out, what := Ran, ""
+	var err error
 	status := rec.statusCode()
 	switch {
-	case lost != nil:
-		m.log.LogAttrs(bg, slog.LevelError, "idem: the claim was lost while the handler ran; nothing stored", slog.String("key", key), slog.Any("error", lost))
-		if !rec.passing() {
-			h := w.Header()
-			clear(h)
-			maps.Copy(h, before)
-			m.unavailable(bg, w, "renewing the claim", lost)
-		}
-		return ClaimLost
+	case rec.hijacked():
+		// Whatever the handler sent (101 and another protocol, most often) went over a
+		// connection the middleware does not see: a retry cannot be given it, nor told it
+		// succeeded or failed, and must not run the handler again. Never released.
+		err = store.Complete(bg, key, token, m.taken, m.cfg.TTL)
+		what = "completing a key whose handler hijacked the connection; a retry may run again"
 	case m.cfg.Release(status):
-		if err := store.Release(bg, key, token); err != nil && !errors.Is(err, ErrNotHolder) {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: releasing a key; it stays claimed until its lock times out", slog.String("key", key), slog.Any("error", err))
+		out = Released
+		if err = store.Release(bg, key, token); errors.Is(err, ErrNotHolder) && lost == nil {
+			err = nil // the lock timed out, and the key is free or another's: either way released
 		}
-		if !rec.passing() {
-			rec.send()
-		}
-		return Released
+		what = "releasing a key; it stays claimed until its lock times out"
 	case rec.passing():
-		resp := m.omitted(w.Header(), status)
-		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key whose response was not kept", slog.String("key", key), slog.Any("error", err))
-		}
-		return Ran
+		err = store.Complete(bg, key, token, m.omitted(w.Header(), status), m.cfg.TTL)
+		what = "completing a key whose response was not kept"
 	default:
 		resp := Response{Status: status, Header: storedHeader(w.Header()), Body: rec.body}
-		if err := store.Complete(bg, key, token, resp, m.cfg.TTL); err != nil {
-			m.log.LogAttrs(bg, slog.LevelError, "idem: completing a key; a retry may run the handler again", slog.String("key", key), slog.Any("error", err))
+		err = store.Complete(bg, key, token, resp, m.cfg.TTL)
+		what = "completing a key; a retry may run the handler again"
+	}
+	switch {
+	case err != nil && lost != nil:
+		m.log.LogAttrs(bg, slog.LevelError, "idem: renewing the claim failed while the handler ran, and its outcome could not be stored with the claim's token; nothing stored", slog.String("key", key), slog.Any("error", lost), slog.Any("store", err))
+		m.claimLost(bg, w, rec, before, lost)
+		return ClaimLost
+	case lost != nil:
+		m.log.LogAttrs(bg, slog.LevelWarn, "idem: renewing the claim failed while the handler ran, but the claim was still its own: its outcome was stored", slog.String("key", key), slog.Any("error", lost))
+	case err != nil:
+		m.log.LogAttrs(bg, slog.LevelError, "idem: "+what, slog.String("key", key), slog.Any("error", err))
+		if out == Ran && !rec.passing() {
 			w.Header().Set(WarningHeader, "the response was not stored; a retry with this key may run again")
 		}
 	}
-	rec.send()
-	return Ran
+	if !rec.passing() {
+		rec.send()
+	}
+	return out
+}
+
+// claimLost answers a request whose claim was lost with 503, unless the response already
+// went to the client: the headers the handler set are dropped for those the writer had
+// before it ran.
+func (m *Middleware) claimLost(ctx context.Context, w http.ResponseWriter, rec *recorder, before http.Header, lost error) {
+	if rec.passing() {
+		return
+	}
+	h := w.Header()
+	clear(h)
+	maps.Copy(h, before)
+	m.unavailable(ctx, w, "renewing the claim", lost)
 }
 
 // omitted is what a key whose response was passed through replays: the status and

@@ -17,11 +17,14 @@ const (
 	// Mismatch: the key was used for another request (422).
 	Mismatch
 	// Refused: the request was refused before any claim (bad key, caller not identified,
-	// body unreadable or too large).
+	// body unreadable, too large, or refused by FingerprintBody).
 	Refused
 	// StoreFailed: the store failed (503).
 	StoreFailed
-	// ClaimLost: the claim was lost while the handler ran; nothing was stored.
+	// ClaimLost: the claim was lost while the handler ran (taken by another request, or
+	// renewals failed and the outcome could not be stored with the claim's token); nothing
+	// was stored. Work whose renewals failed but whose outcome was stored is Ran or
+	// Released.
 	ClaimLost
 )
 

@@ -40,10 +40,14 @@ func OnceKey(key string) string { return oncePrefix + key }
 // done returns nil without running fn; a key another consumer holds returns ErrInProgress
 // (redeliver later); an error or a panic from fn gives the key back so a redelivery runs
 // it again. While fn runs its claim is renewed; if the claim is lost, fn's context is
-// cancelled with a cause matching ErrClaimLost, the key is not marked done, and Once
-// returns an error matching ErrClaimLost (another consumer may be running the key: do not
-// acknowledge the message as processed by this one). The store holds the key as
-// OnceKey(key), apart from every key of the middleware; KeyFrom(ctx) in fn returns it.
+// cancelled with a cause matching ErrClaimLost. If the claim was taken by another
+// consumer, or renewals failed and the key can no longer be marked done (or given back)
+// with this claim's token, Once returns an error matching ErrClaimLost (another consumer
+// may be running the key: do not acknowledge the message as processed by this one). If
+// renewals only failed and fn returned nil, the key is marked done with the token, which
+// succeeds only if nobody took it meanwhile, and then Once returns nil. The store holds
+// the key as OnceKey(key), apart from every key of the middleware; KeyFrom(ctx) in fn
+// returns it.
 func Once(ctx context.Context, store Store, key string, fn func(context.Context) error, opts OnceOptions) (err error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -74,16 +78,25 @@ func Once(ctx context.Context, store Store, key string, fn func(context.Context)
 		}
 	}()
 	ferr := fn(w)
-	if lost := w.stop(); lost != nil {
+	lost, taken := w.stop()
+	if taken {
 		return errors.Join(ferr, fmt.Errorf("idem: %q: %w", key, lost))
 	}
+	// lost, if set, is a claim whose renewals failed: the calls below act only if its
+	// token still holds the key (see work).
 	if ferr != nil {
 		if rerr := store.Release(bg, stored, token); rerr != nil {
+			if lost != nil {
+				return errors.Join(ferr, fmt.Errorf("idem: %q: %w, and releasing it failed: %w", key, lost, rerr))
+			}
 			return errors.Join(ferr, fmt.Errorf("idem: releasing %q: %w", key, rerr))
 		}
 		return ferr
 	}
 	if err := store.Complete(bg, stored, token, Response{}, opts.TTL); err != nil {
+		if lost != nil {
+			return fmt.Errorf("idem: %q ran, but %w, and marking it done failed: %w", key, lost, err)
+		}
 		if errors.Is(err, ErrNotHolder) {
 			return fmt.Errorf("idem: %q ran, but %w: its lock timed out before it was marked done", key, ErrClaimLost)
 		}

@@ -192,6 +192,9 @@ func (r *recorder) pass(why int) error {
 // passing reports whether the response went (or is going) to the client unbuffered.
 func (r *recorder) passing() bool { return r.mode != buffering }
 
+// hijacked reports whether the handler took the connection.
+func (r *recorder) hijacked() bool { return r.mode == hijacked }
+
 func (r *recorder) statusCode() int {
 	if r.status == 0 {
 		return http.StatusOK

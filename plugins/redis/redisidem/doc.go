@@ -16,12 +16,20 @@
 //
 // A key's record is the hash Options.Prefix+key ([DefaultPrefix], "idgen:idem:", if empty)
 // with its fingerprint, state, token, lock end and expiry, and once completed the
-// response's status, headers and body. A claim takes the key only when it is absent or its
+// response's status, headers and body. A key with a brace is named Options.Prefix+"{}"+key:
+// Redis Cluster hashes a name by its first non-empty "{...}", and an empty first one
+// makes it hash the whole name, so a caller's key such as "{x}" cannot choose the slot
+// (and the master) of its records. A hash tag in the prefix stays the store's. A claim takes the key only when it is absent or its
 // time is over, and returns the holder otherwise, atomically; Complete, Renew and Release
 // act only for the claim's token. Each record carries a PEXPIREAT at its time plus
 // [RedisGrace], so Redis removes records by itself and Purge is optional (it SCANs the
 // prefix, on every master of a cluster). On Redis Cluster each record is one key and every
 // script touches only it, so records spread over the masters with no hash tag needed.
+//
+// Records written by versions before the "{}" for keys with braces are not found under
+// their old names (keys without braces keep theirs): such a key done before an upgrade and
+// retried after it, within its TTL, runs again, and old and new processes do not see each
+// other's claims of it; the old records expire by themselves.
 //
 // # Persistence
 //

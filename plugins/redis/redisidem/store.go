@@ -118,8 +118,9 @@ end
 return 0
 `)
 
-// Store is an [idem.Store] in Redis: one hash per key, named prefix+key, and every
-// transition one Lua script, judged by Redis's clock. A claim takes the key only when it
+// Store is an [idem.Store] in Redis: one hash per key, named prefix+key ("{}" before a key
+// with a brace, so that no caller's text is a hash tag), and every transition one Lua
+// script, judged by Redis's clock. A claim takes the key only when it
 // is absent or its time is over, and returns the holder otherwise, atomically; Complete
 // and Release act only for the claim's token. Each record carries a PEXPIREAT at its time
 // plus RedisGrace, so Redis removes records by itself and Purge is optional. Safe for
@@ -130,7 +131,8 @@ return 0
 // a request may then run twice. Run it with persistence, and with maxmemory-policy
 // noeviction, since every record has a TTL and any volatile-* policy may evict a live
 // claim. New refuses a server without persistence unless told otherwise. On Redis
-// Cluster each key is one slot, so records spread over the cluster.
+// Cluster each key is one slot, so records spread over the cluster, and a key's own
+// braces never make a hash tag: the slot is the whole name's, or the prefix's tag.
 type Store struct {
 	client redis.UniversalClient
 	prefix string
@@ -186,7 +188,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Stor
 // Claim implements idem.Store with one script.
 func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *idem.Record, error) {
 	token := idem.NewToken()
-	res, err := claimLua.Run(ctx, s.client, []string{s.prefix + key}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
+	res, err := claimLua.Run(ctx, s.client, []string{s.name(key)}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
 	if err != nil {
 		return "", nil, fmt.Errorf("redisidem: claiming a key in Redis: %w", err)
 	}
@@ -225,7 +227,7 @@ func (s *Store) Renew(ctx context.Context, key, token string, lock time.Duration
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.
 func (s *Store) change(ctx context.Context, doing string, script *redis.Script, key string, args ...any) error {
-	n, err := script.Run(ctx, s.client, []string{s.prefix + key}, args...).Int64()
+	n, err := script.Run(ctx, s.client, []string{s.name(key)}, args...).Int64()
 	switch {
 	case err != nil:
 		return fmt.Errorf("redisidem: %s a key in Redis: %w", doing, err)
@@ -238,7 +240,7 @@ func (s *Store) change(ctx context.Context, doing string, script *redis.Script, 
 // Get implements idem.Store. Unlike idem.Memory and idem.SQL, it returns idem.ErrNotFound for a
 // record whose time is over even before it is purged.
 func (s *Store) Get(ctx context.Context, key string) (*idem.Record, error) {
-	vals, err := getLua.Run(ctx, s.client, []string{s.prefix + key}).Slice()
+	vals, err := getLua.Run(ctx, s.client, []string{s.name(key)}).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, idem.ErrNotFound
 	}
@@ -367,3 +369,17 @@ func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // Prefix returns the prefix the store's keys start with (Options.Prefix, or DefaultPrefix).
 func (s *Store) Prefix() string { return s.prefix }
+
+// name returns the Redis key of the record of key: the prefix, then key. A key with a
+// brace gets "{}" before it: Redis Cluster hashes a name by its first "{...}" when that
+// holds something, so a client's key with {x} would choose its record's slot (all of a
+// caller's records on one master); the first brace being "{}", empty, makes it hash the
+// whole name instead. A hash tag in the prefix comes first and stays the store's. Names
+// stay distinct (a name with a brace after the prefix starts with "{}" exactly when its
+// key has a brace), and keys without braces have the names earlier versions gave them.
+func (s *Store) name(key string) string {
+	if strings.ContainsAny(key, "{}") {
+		return s.prefix + "{}" + key
+	}
+	return s.prefix + key
+}
