@@ -9,5 +9,6 @@ replace (
 
 require (
 	connectrpc.com/connect v1.21.1
+	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
 	google.golang.org/protobuf v1.36.12
 )

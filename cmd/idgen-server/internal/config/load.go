@@ -24,9 +24,9 @@ type Options struct {
 // overrides holds the flags that override fields of the file.
 type overrides struct {
 	listen, advertise, token, tokenFile, tlsCert, tlsKey, tlsClientCA, logLevel string
-	insecure                                                                   bool
-	maxCount                                                                   int
-	drain                                                                      time.Duration
+	insecure                                                                    bool
+	maxCount                                                                    int
+	drain                                                                       time.Duration
 }
 
 // EnvName returns the environment variable of the flag name.

@@ -120,4 +120,3 @@ func (m *metrics) httpCounted(name string, h http.Handler) http.Handler {
 		m.record(r.Context(), name, code, time.Since(start))
 	})
 }
-

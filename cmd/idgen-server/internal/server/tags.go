@@ -34,11 +34,11 @@ type tag struct {
 	kind   v1.Kind
 	prefix string
 
-	snow   snowflakeSource     // snowflake, number
-	layout snowflake.Layout    // snowflake, number
-	format *number.Format      // number
-	alloc  *segment.Allocator  // segment
-	health *segmentHealth      // segment
+	snow   snowflakeSource    // snowflake, number
+	layout snowflake.Layout   // snowflake, number
+	format *number.Format     // number
+	alloc  *segment.Allocator // segment
+	health *segmentHealth     // segment
 }
 
 // segmentHealth keeps what readiness needs of a segment tag: whether its latest
