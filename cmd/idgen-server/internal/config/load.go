@@ -76,7 +76,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 		name := EnvName(f.Name)
 		if v, ok := getenv(name); ok && v != "" {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = &Error{Source: "environment", Field: name, Msg: e.Error()}
+				err = &Error{Source: "environment", Field: name, Msg: fmt.Sprintf("invalid value %q: %v", v, e)}
 			}
 			set[f.Name], from[f.Name] = true, name
 		}

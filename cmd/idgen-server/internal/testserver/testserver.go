@@ -36,12 +36,16 @@ func Start(t testing.TB, yamlText string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "listen: " + ln.Addr().String() + "\n" + yamlText
+	text := yamlText
+	if !strings.HasPrefix(text, "listen:") && !strings.Contains(text, "\nlisten:") {
+		text = "listen: " + ln.Addr().String() + "\n" + text
+	}
 	cfg, err := config.Parse("test.yaml", []byte(text))
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
+	cfg.Listen = ln.Addr().String()
 	var w io.Writer = io.Discard
 	if os.Getenv("IDGEN_TEST_SERVER_LOG") != "" {
 		w = os.Stderr
