@@ -23,6 +23,7 @@ require (
 	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/cmd/idgen-server/idgenclient v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/plugins/etcdlease v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/plugins/idgorm v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/plugins/idotel v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/plugins/redis v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.13.0
@@ -37,6 +38,8 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261123191846-1e707ab9fbc2
 	google.golang.org/protobuf v1.36.12
+	gorm.io/driver/postgres v1.6.3
+	gorm.io/gorm v1.31.2
 	modernc.org/sqlite v1.63.0
 )
 
@@ -56,6 +59,8 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/jinzhu/inflection v1.0.0 // indirect
+	github.com/jinzhu/now v1.1.5 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect

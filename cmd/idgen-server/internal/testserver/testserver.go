@@ -79,7 +79,7 @@ func SQLite(t testing.TB, name string) string {
 	return fmt.Sprintf("  %s: {type: sqlite, dsn: %q}\n", name, t.TempDir()+"/idgen.db")
 }
 
-// WaitReady polls check until it returns nil or the deadline passes.
+// WaitFor polls check until it returns nil or the deadline passes.
 func WaitFor(t testing.TB, what string, d time.Duration, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(d)
@@ -91,6 +91,23 @@ func WaitFor(t testing.TB, what string, d time.Duration, check func() error) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("%s: not within %v: %v", what, d, err)
+}
+
+// WaitReady waits until url's /readyz answers 200 (a fresh lease's wait included).
+func WaitReady(t testing.TB, url string) {
+	t.Helper()
+	WaitFor(t, url+" ready", 30*time.Second, func() error {
+		res, err := http.Get(url + "/readyz")
+		if err != nil {
+			return err
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("%d %s", res.StatusCode, b)
+		}
+		return nil
+	})
 }
 
 // FreePort returns a loopback port free now.
