@@ -72,6 +72,11 @@ func run(args []string) error {
 		ln.Close()
 		return err
 	}
+	if os.Getenv("IDGEN_BENCH_CONSTANT") == "1" {
+		// The benchmarks' baseline (bench/server): same server, constant answers.
+		log.Warn("IDGEN_BENCH_CONSTANT=1: answering constant IDs for benchmarks; they are NOT unique")
+		srv.ConstantForBenchmarks()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

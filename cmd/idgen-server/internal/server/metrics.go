@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -28,6 +29,14 @@ type metrics struct {
 	segment   *idotel.Segment
 	calls     metric.Int64Counter
 	duration  metric.Float64Histogram
+	opts      sync.Map // callKey -> *callOpts: the attribute sets, made once per method and code
+}
+
+type callKey struct{ procedure, code string }
+
+type callOpts struct {
+	add []metric.AddOption
+	rec []metric.RecordOption
 }
 
 func newMetrics() (*metrics, error) {
@@ -73,9 +82,17 @@ func (m *metrics) close() {
 
 // record counts one call of procedure that ended with code ("ok" on success).
 func (m *metrics) record(ctx context.Context, procedure, code string, d time.Duration) {
-	attrs := metric.WithAttributes(attribute.String("rpc.method", procedure), attribute.String("rpc.code", code))
-	m.calls.Add(ctx, 1, attrs)
-	m.duration.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("rpc.method", procedure)))
+	k := callKey{procedure, code}
+	o, ok := m.opts.Load(k)
+	if !ok {
+		o, _ = m.opts.LoadOrStore(k, &callOpts{
+			add: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpc.method", procedure), attribute.String("rpc.code", code)))},
+			rec: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpc.method", procedure)))},
+		})
+	}
+	co := o.(*callOpts)
+	m.calls.Add(ctx, 1, co.add...)
+	m.duration.Record(ctx, d.Seconds(), co.rec...)
 }
 
 // interceptor records every RPC, refused ones included.
