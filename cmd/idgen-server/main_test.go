@@ -97,7 +97,6 @@ func TestGoRunDefault(t *testing.T) {
 	}
 }
 
-
 // curlRE finds the curl lines of the README's sh blocks.
 var curlRE = regexp.MustCompile(`(?m)^curl .*$`)
 
@@ -152,4 +151,3 @@ func waitReady(t *testing.T, url string) {
 type notReady struct{ s string }
 
 func (e *notReady) Error() string { return e.s }
-
