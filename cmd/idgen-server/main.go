@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // zones for Decode in images without /usr/share/zoneinfo
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -124,4 +125,25 @@ func TestLoadPrecedence(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// FuzzParse: no input panics, and what Parse accepts is whole.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add(Default())
+	f.Add([]byte("listen: [\n"))
+	f.Add([]byte(strings.Replace(good, "kind: snowflake", "kind: number\n    prefix: ORD\n    zone: '+08:00'", 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("not a *config.Error: %v", err)
+			}
+			return
+		}
+		if c.Listen == "" || len(c.Tags) == 0 || c.Limits.MaxCount < 1 {
+			t.Fatalf("accepted an incomplete configuration: %+v", c)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,9 +24,9 @@ const (
 	orderToken = "order-only-token-0123456789"
 )
 
-// config returns a configuration with every kind of tag on an SQLite file, two tokens
+// testConfig returns a configuration with every kind of tag on an SQLite file, two tokens
 // (one for every tag, one for "order" only) and a cap of 1,000.
-func config(t *testing.T) string {
+func testConfig(t *testing.T) string {
 	return "stores:\n" + testserver.SQLite(t, "local") + `
 snowflake:
   layout: classic
@@ -71,7 +72,7 @@ func waitReady(t *testing.T, url string) {
 }
 
 func TestKinds(t *testing.T) {
-	s := testserver.Start(t, config(t))
+	s := testserver.Start(t, testConfig(t))
 	waitReady(t, s.URL)
 	c := client(s.URL, allToken)
 	ctx := context.Background()
@@ -145,7 +146,7 @@ func TestKinds(t *testing.T) {
 // TestRefusals: each refusal has its code, and a caller learns nothing about tags its
 // token does not grant.
 func TestRefusals(t *testing.T) {
-	s := testserver.Start(t, config(t))
+	s := testserver.Start(t, testConfig(t))
 	waitReady(t, s.URL)
 	ctx := context.Background()
 	next := func(c idgenv1connect.IDServiceClient, tag string) error {
@@ -278,7 +279,7 @@ tags:
 // TestProtocols: one port serves Connect (JSON and binary), gRPC, gRPC-Web, Leaf's
 // paths and grpc.health.v1.
 func TestProtocols(t *testing.T) {
-	s := testserver.Start(t, config(t))
+	s := testserver.Start(t, testConfig(t))
 	waitReady(t, s.URL)
 	h2c := &http.Client{Transport: &http.Transport{Protocols: func() *http.Protocols {
 		var p http.Protocols
@@ -338,4 +339,32 @@ func bearerFor(token string) connect.Interceptor {
 			return next(ctx, req)
 		}
 	})
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
+
+// TestFleet: a server lists its peers' status (the console's fleet view), each with its
+// own worker ID.
+func TestFleet(t *testing.T) {
+	store := testserver.SQLite(t, "local")
+	cfg := "stores:\n" + store + `
+snowflake:
+  lease: {store: local, ttl: 500ms}
+tokens: [{token: ` + allToken + `}]
+tags: [{name: id, kind: snowflake}, {name: order, kind: segment, store: local}]
+`
+	a := testserver.Start(t, cfg)
+	b := testserver.Start(t, cfg+"peers: ["+a.URL+", http://127.0.0.1:1]\n")
+	testserver.WaitReady(t, a.URL)
+	testserver.WaitReady(t, b.URL)
+	peers := b.Fleet(context.Background())
+	if len(peers) != 3 || peers[0].Status == nil || peers[1].Err != nil || peers[2].Err == nil {
+		t.Fatalf("fleet %+v", peers)
+	}
+	if peers[0].Status.Lease.Worker == peers[1].Status.Lease.Worker {
+		t.Fatalf("two instances report worker %d", peers[0].Status.Lease.Worker)
+	}
+	if len(peers[1].Status.Tags) != 2 || peers[1].Status.Tags[1].Buffered == 0 {
+		t.Fatalf("peer tags %v", peers[1].Status.Tags)
+	}
 }
