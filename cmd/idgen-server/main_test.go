@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,15 +29,22 @@ func TestGoRunDefault(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("curl is needed: apt-get install -y curl")
 	}
+	// A cache directory of its own makes a fresh SQLite file; Go's own caches stay where
+	// they are, or go run would download and compile everything again.
+	goenv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caches := strings.Fields(string(goenv))
 	cmd := exec.Command("go", "run", ".")
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "HOME="+t.TempDir(),
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "GOCACHE="+caches[0], "GOMODCACHE="+caches[1],
 		"IDGEN_LISTEN=127.0.0.1:"+strconv.Itoa(testserver.FreePort(t)))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // go run does not forward SIGTERM
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr lockedBuilder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -151,3 +159,21 @@ func waitReady(t *testing.T, url string) {
 type notReady struct{ s string }
 
 func (e *notReady) Error() string { return e.s }
+
+// lockedBuilder is a strings.Builder the command writes while the test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -37,7 +37,7 @@ func TestNode(t *testing.T) {
 	s := testserver.Start(t, "stores:\n"+testserver.SQLite(t, "local")+`
 snowflake:
   layout: classic
-  lease: {store: local, ttl: 500ms}
+  lease: {store: local, ttl: 3s}
 tokens: [{token: `+token+`}]
 tags:
   - {name: id, kind: snowflake}

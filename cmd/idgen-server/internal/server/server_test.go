@@ -30,7 +30,7 @@ func testConfig(t *testing.T) string {
 	return "stores:\n" + testserver.SQLite(t, "local") + `
 snowflake:
   layout: classic
-  lease: {store: local, ttl: 500ms}
+  lease: {store: local, ttl: 3s}
 limits: {max_count: 1000}
 tokens:
   - {name: all, token: ` + allToken + `}
@@ -349,7 +349,7 @@ func TestFleet(t *testing.T) {
 	store := testserver.SQLite(t, "local")
 	cfg := "stores:\n" + store + `
 snowflake:
-  lease: {store: local, ttl: 500ms}
+  lease: {store: local, ttl: 3s}
 tokens: [{token: ` + allToken + `}]
 tags: [{name: id, kind: snowflake}, {name: order, kind: segment, store: local}]
 `
