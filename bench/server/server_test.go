@@ -319,7 +319,7 @@ func BenchmarkList1000(b *testing.B) {
 // segment tag, List for a snowflake tag), one goroutine and all of them.
 func BenchmarkClientNextInt64(b *testing.B) {
 	s := startServer(b, false)
-	c, err := idgenclient.New(idgenclient.Options{Addresses: []string{s.url}, MaxBatch: 100_000})
+	c, err := idgenclient.New(idgenclient.Options{Addresses: []string{s.url}, MaxBatch: 100_000, CallTimeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -172,7 +172,8 @@ type Tag struct {
 	MinStep int64  `yaml:"min_step"`
 	MaxStep int64  `yaml:"max_step"`
 	// Prefix, Time, Zone and Check configure a number tag (runtime/number's Spec);
-	// Prefix, a typeid tag.
+	// Prefix, a typeid tag, and optionally a snowflake tag, whose text is then the typed
+	// form "usr_" and 13 base32 characters instead of the decimal ID.
 	Prefix string `yaml:"prefix"`
 	Time   string `yaml:"time"`
 	Zone   string `yaml:"zone"`
@@ -397,6 +398,11 @@ func (c *Config) check() error {
 		switch t.Kind {
 		case KindSnowflake:
 			needSnowflake = field
+			if t.Prefix != "" {
+				if err := typeid.ValidPrefix(t.Prefix); err != nil {
+					return fieldErr(field+".prefix", "%v", err)
+				}
+			}
 		case KindSegment:
 			s, ok := c.Stores[t.Store]
 			switch {

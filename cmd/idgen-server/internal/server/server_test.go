@@ -37,6 +37,7 @@ tokens:
   - {name: order, token: ` + orderToken + `, tags: [order]}
 tags:
   - {name: id, kind: snowflake}
+  - {name: usr, kind: snowflake, prefix: usr}
   - {name: order, kind: segment, store: local, step: 100}
   - {name: ord, kind: number, prefix: ORD, check: true, zone: "+08:00"}
   - {name: user, kind: typeid, prefix: user}
@@ -88,6 +89,17 @@ func TestKinds(t *testing.T) {
 		}
 		last = r.Msg.Id
 	}
+	typed, err := c.Next(ctx, connect.NewRequest(&v1.NextRequest{Tag: "usr"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(typed.Msg.Text, "usr_") || len(typed.Msg.Text) != 4+13 || typed.Msg.Id <= last {
+		t.Fatalf("typed snowflake ID %+v", typed.Msg)
+	}
+	back, err := c.Decode(ctx, connect.NewRequest(&v1.DecodeRequest{Tag: "usr", Id: typed.Msg.Text}))
+	if err != nil || back.Msg.Id != typed.Msg.Id {
+		t.Fatalf("decode of %q: %v %v", typed.Msg.Text, back, err)
+	}
 	num, err := c.Next(ctx, connect.NewRequest(&v1.NextRequest{Tag: "ord"}))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +150,7 @@ func TestKinds(t *testing.T) {
 		t.Fatalf("uuid7 %v %v", u, err)
 	}
 	tags, err := c.ListTags(ctx, connect.NewRequest(&v1.ListTagsRequest{}))
-	if err != nil || len(tags.Msg.Tags) != 5 {
+	if err != nil || len(tags.Msg.Tags) != 6 {
 		t.Fatalf("tags %v %v", tags, err)
 	}
 }

@@ -97,7 +97,7 @@ func (t *tag) next(ctx context.Context) (int64, string, error) {
 		return id, strconv.FormatInt(id, 10), err
 	case v1.Kind_KIND_SNOWFLAKE:
 		id, err := t.snow.NextContext(ctx)
-		return int64(id), strconv.FormatInt(int64(id), 10), err
+		return int64(id), t.text(int64(id)), err
 	case v1.Kind_KIND_NUMBER:
 		id, err := t.snow.NextContext(ctx)
 		if err != nil {
@@ -132,7 +132,14 @@ func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
 			ids[i] = int64(id)
 		}
 		if t.kind == v1.Kind_KIND_SNOWFLAKE {
-			return ids, nil, nil
+			if t.prefix == "" {
+				return ids, nil, nil
+			}
+			texts := make([]string, len(ids))
+			for i, id := range ids {
+				texts[i] = t.text(id)
+			}
+			return ids, texts, nil
 		}
 		texts := make([]string, len(sids))
 		buf := make([]byte, 0, t.format.Width()*len(sids))
@@ -155,6 +162,15 @@ func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
 		}
 		return nil, texts, nil
 	}
+}
+
+// text is the text of a snowflake tag's ID: decimal, or with a prefix the typed form
+// "usr_" and 13 base32 characters that generated types write (runtime/codec).
+func (t *tag) text(id int64) string {
+	if t.prefix == "" {
+		return strconv.FormatInt(id, 10)
+	}
+	return string(codec.AppendPrefixed(make([]byte, 0, len(t.prefix)+1+codec.PrefixedLen), t.prefix, id))
 }
 
 // rng hands out up to n consecutive IDs of a segment tag.
@@ -183,6 +199,12 @@ func (t *tag) decode(s string, zone *time.Location) (*v1.DecodeResponse, error) 
 	case v1.Kind_KIND_SNOWFLAKE, v1.Kind_KIND_NUMBER:
 		var id snowflake.ID
 		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			id = snowflake.ID(v)
+		} else if t.kind == v1.Kind_KIND_SNOWFLAKE && t.prefix != "" {
+			v, err := codec.ParsePrefixed(t.name, t.prefix, s)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+			}
 			id = snowflake.ID(v)
 		} else if t.kind == v1.Kind_KIND_NUMBER {
 			if id, err = t.format.Parse(s); err != nil {
