@@ -44,6 +44,8 @@ const (
 	ReserveTimeout = 2 * time.Second
 	// RetryAfter is the hint an UNAVAILABLE answer carries.
 	RetryAfter = time.Second
+	// CompressMinBytes is the smallest answer compressed for a client that accepts it.
+	CompressMinBytes = 16 << 10
 	// LeaseAcquireTimeout bounds the first claim of a worker ID at start.
 	LeaseAcquireTimeout = 30 * time.Second
 )
@@ -306,6 +308,9 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	opts := []connect.HandlerOption{
 		connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes),
+		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
+		// compressing would cost more CPU than it saves.
+		connect.WithCompressMinBytes(CompressMinBytes),
 		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
 	}
 	var impl idgenv1connect.IDServiceHandler = &api{s: s}
