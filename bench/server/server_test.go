@@ -286,32 +286,40 @@ func BenchmarkTransport(b *testing.B) {
 	}
 }
 
-// BenchmarkList1000: List of 1,000 segment IDs over gRPC at 64 connections; IDs/s and
-// IDs per second of server CPU.
+// BenchmarkList1000: List of 1,000 segment IDs at 64 connections, over gRPC (HTTP/2)
+// and over Connect's binary protocol (HTTP/1.1); IDs/s and IDs per second of server CPU.
 func BenchmarkList1000(b *testing.B) {
 	s := startServer(b, false)
-	cs := make([]idgenv1connect.IDServiceClient, conns)
-	for i := range conns {
-		var p http.Protocols
-		p.SetUnencryptedHTTP2(true)
-		cs[i] = idgenv1connect.NewIDServiceClient(&http.Client{Transport: &http.Transport{Protocols: &p}}, s.url, connect.WithGRPC())
-	}
-	call := func(ctx context.Context, w int) error {
-		r, err := cs[w].List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "order", Count: 1000}))
-		if err == nil && len(r.Msg.Ids) != 1000 {
-			err = fmt.Errorf("%d IDs", len(r.Msg.Ids))
-		}
-		return err
-	}
-	flatOut(b, call, 200)
-	cpu0 := s.cpu(b)
-	b.ResetTimer()
-	wall := flatOut(b, call, b.N)
-	b.StopTimer()
-	cpu := s.cpu(b) - cpu0
-	b.ReportMetric(float64(b.N)*1000/wall.Seconds(), "IDs/s")
-	if cpu > 0 {
-		b.ReportMetric(float64(b.N)*1000/cpu.Seconds(), "IDs/server-cpu-s")
+	for _, proto := range []string{"grpc", "connect-proto"} {
+		b.Run(proto, func(b *testing.B) {
+			cs := make([]idgenv1connect.IDServiceClient, conns)
+			for i := range conns {
+				if proto == "grpc" {
+					var p http.Protocols
+					p.SetUnencryptedHTTP2(true)
+					cs[i] = idgenv1connect.NewIDServiceClient(&http.Client{Transport: &http.Transport{Protocols: &p}}, s.url, connect.WithGRPC())
+				} else {
+					cs[i] = idgenv1connect.NewIDServiceClient(&http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}, s.url)
+				}
+			}
+			call := func(ctx context.Context, w int) error {
+				r, err := cs[w].List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "order", Count: 1000}))
+				if err == nil && len(r.Msg.Ids) != 1000 {
+					err = fmt.Errorf("%d IDs", len(r.Msg.Ids))
+				}
+				return err
+			}
+			flatOut(b, call, 200)
+			cpu0 := s.cpu(b)
+			b.ResetTimer()
+			wall := flatOut(b, call, b.N)
+			b.StopTimer()
+			cpu := s.cpu(b) - cpu0
+			b.ReportMetric(float64(b.N)*1000/wall.Seconds(), "IDs/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(b.N)*1000/cpu.Seconds(), "IDs/server-cpu-s")
+			}
+		})
 	}
 }
 
