@@ -82,6 +82,11 @@ type Config struct {
 	// Snowflake is the layout and worker-ID lease of snowflake and number tags.
 	Snowflake *Snowflake `yaml:"snowflake"`
 	Tags      []Tag      `yaml:"tags"`
+	// LeafSnowflakeTag, when set, is the snowflake tag Leaf's path
+	// /api/snowflake/get/{key} issues from whatever the key (Leaf ignores it), so Leaf
+	// users switch by changing only the host; the key is then a tag name only when it
+	// names one.
+	LeafSnowflakeTag string `yaml:"leaf_snowflake_tag"`
 	// Peers are the addresses of the fleet's other instances (base URLs), for the
 	// console's fleet view.
 	Peers []string `yaml:"peers"`
@@ -448,6 +453,12 @@ func (c *Config) check() error {
 	}
 	if len(c.Tags) == 0 {
 		return fieldErr("tags", "none configured: an ID service needs at least one tag")
+	}
+	if c.LeafSnowflakeTag != "" {
+		i := slices.IndexFunc(c.Tags, func(t Tag) bool { return t.Name == c.LeafSnowflakeTag })
+		if i < 0 || c.Tags[i].Kind != KindSnowflake {
+			return fieldErr("leaf_snowflake_tag", "%q is not a snowflake tag under tags", c.LeafSnowflakeTag)
+		}
 	}
 
 	if needSnowflake != "" && c.Snowflake == nil {

@@ -198,6 +198,9 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			return
 		}
 		name := r.PathValue("tag")
+		if _, known := s.tags[name]; !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
+			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
+		}
 		t, err := s.lookup(g, name)
 		if err != nil {
 			var ce *connect.Error
