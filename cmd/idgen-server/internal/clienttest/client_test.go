@@ -52,6 +52,9 @@ func newClient(t *testing.T, servers []*testserver.Server, opts idgenclient.Opti
 		opts.Addresses = append(opts.Addresses, s.URL)
 	}
 	opts.Token = token
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = 3 * time.Second // a loaded test machine; failover times are the fleet test's
+	}
 	c, err := idgenclient.New(opts)
 	if err != nil {
 		t.Fatal(err)

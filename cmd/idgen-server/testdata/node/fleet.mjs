@@ -27,6 +27,7 @@ async function worker(w) {
       const r = await call("list", { tag, count: 20 });
       for (const id of r.ids) out.push(`${tag} ${id}\n`);
       ids += r.ids.length;
+      await new Promise((r) => setTimeout(r, 2)); // load, not a CPU-starved machine
     } catch {
       errors++;
       await new Promise((r) => setTimeout(r, 20));
