@@ -6,13 +6,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
 	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
@@ -308,6 +311,13 @@ func TestProtocols(t *testing.T) {
 		if _, err := c.Next(ctx, connect.NewRequest(&v1.NextRequest{Tag: "id"})); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	// Reflection lists the service, as grpcurl asks.
+	stream := grpcreflect.NewClient(h2c, s.URL).NewStream(ctx)
+	names, err := stream.ListServices()
+	stream.Close()
+	if err != nil || !slices.Contains(names, protoreflect.FullName(idgenv1connect.IDServiceName)) {
+		t.Errorf("reflection: %v %v", names, err)
 	}
 	// grpc.health.v1 over Connect's JSON, as a probe without a gRPC library would ask.
 	hres, err := http.Post(s.URL+"/"+grpchealth.HealthV1ServiceName+"/Check", "application/json", strings.NewReader(`{}`))
