@@ -1062,7 +1062,10 @@ type LeaseStatus struct {
 	LastEvent string `protobuf:"bytes,3,opt,name=last_event,json=lastEvent,proto3" json:"last_event,omitempty"`
 	LastError string `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
 	// IDs issued under the lease since the server started.
-	Issued        uint64 `protobuf:"varint,5,opt,name=issued,proto3" json:"issued,omitempty"`
+	Issued uint64 `protobuf:"varint,5,opt,name=issued,proto3" json:"issued,omitempty"`
+	// How far ahead of the clock the generator last stamped IDs (logical clock or
+	// borrowed ticks), in nanoseconds; 0 when it follows the clock.
+	DriftNanos    int64 `protobuf:"varint,6,opt,name=drift_nanos,json=driftNanos,proto3" json:"drift_nanos,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1128,6 +1131,13 @@ func (x *LeaseStatus) GetLastError() string {
 func (x *LeaseStatus) GetIssued() uint64 {
 	if x != nil {
 		return x.Issued
+	}
+	return 0
+}
+
+func (x *LeaseStatus) GetDriftNanos() int64 {
+	if x != nil {
+		return x.DriftNanos
 	}
 	return 0
 }
@@ -1295,7 +1305,7 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\x10not_ready_reason\x18\x03 \x01(\tR\x0enotReadyReason\x12+\n" +
 	"\x05lease\x18\x04 \x01(\v2\x15.idgen.v1.LeaseStatusR\x05lease\x12'\n" +
 	"\x04tags\x18\x05 \x03(\v2\x13.idgen.v1.TagStatusR\x04tags\x124\n" +
-	"\astarted\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\"\xb3\x01\n" +
+	"\astarted\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\"\xd4\x01\n" +
 	"\vLeaseStatus\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\x03R\x06worker\x126\n" +
 	"\bdeadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x1d\n" +
@@ -1303,7 +1313,9 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"last_event\x18\x03 \x01(\tR\tlastEvent\x12\x1d\n" +
 	"\n" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12\x16\n" +
-	"\x06issued\x18\x05 \x01(\x04R\x06issued\"\xbf\x01\n" +
+	"\x06issued\x18\x05 \x01(\x04R\x06issued\x12\x1f\n" +
+	"\vdrift_nanos\x18\x06 \x01(\x03R\n" +
+	"driftNanos\"\xbf\x01\n" +
 	"\tTagStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\"\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x0e.idgen.v1.KindR\x04kind\x12\x12\n" +

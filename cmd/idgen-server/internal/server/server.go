@@ -105,6 +105,7 @@ type issuedCounter struct {
 	snowflake.IssuedCounter
 	mu     sync.Mutex
 	counts []func() uint64
+	drift  atomic.Int64 // nanoseconds, the latest Drift
 }
 
 func (c *issuedCounter) CountIssued(f func() uint64) {
@@ -113,6 +114,14 @@ func (c *issuedCounter) CountIssued(f func() uint64) {
 	c.mu.Unlock()
 	if c.IssuedCounter != nil {
 		c.IssuedCounter.CountIssued(f)
+	}
+}
+
+// Drift implements snowflake.Observer: it keeps the latest drift for Status.
+func (c *issuedCounter) Drift(ahead time.Duration) {
+	c.drift.Store(int64(ahead))
+	if c.IssuedCounter != nil {
+		c.IssuedCounter.Drift(ahead)
 	}
 }
 
@@ -517,9 +526,9 @@ func (s *Server) Status(g *grant) *v1.StatusResponse {
 			r.Lease.LastError = st.err.Error()
 		}
 		st.mu.Unlock()
-		r.Lease.Issued = s.issued.total()
+		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
 	case s.static != nil:
-		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total()}
+		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total(), DriftNanos: s.issued.drift.Load()}
 	}
 	for _, t := range s.order {
 		if g != nil && !g.allows(t.name) {

@@ -509,6 +509,14 @@ export declare type LeaseStatus = Message<"idgen.v1.LeaseStatus"> & {
    * @generated from field: uint64 issued = 5;
    */
   issued: bigint;
+
+  /**
+   * How far ahead of the clock the generator last stamped IDs (logical clock or
+   * borrowed ticks), in nanoseconds; 0 when it follows the clock.
+   *
+   * @generated from field: int64 drift_nanos = 6;
+   */
+  driftNanos: bigint;
 };
 
 /**
