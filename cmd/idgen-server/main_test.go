@@ -63,7 +63,7 @@ func TestGoRunDefault(t *testing.T) {
 		exited <- cmd.Wait()
 	}()
 	var curl string
-	timeout := time.After(3 * time.Minute) // the first go run compiles
+	timeout := time.After(6 * time.Minute) // the first go run compiles everything
 	for curl == "" {
 		select {
 		case l, ok := <-lines:
