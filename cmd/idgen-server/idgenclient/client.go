@@ -14,8 +14,8 @@
 //
 // A buffered ID waits until it is asked for: a snowflake ID's time is when the server
 // stamped it, up to a batch's lifetime (Options.Lead at the observed rate) before it is
-// handed out, longer after a lull. IDs stay unique and each process's increase; across
-// processes they trend up rather than sort exactly by creation.
+// handed out, longer after a lull. IDs stay unique; batches from several servers
+// interleave, so a source's IDs trend up rather than sort exactly by creation.
 //
 // No ID is handed out twice: every ID comes from one server answer, which the servers
 // never give twice (leased worker IDs, store-reserved blocks), and leaves the buffer
