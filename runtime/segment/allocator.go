@@ -238,32 +238,68 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 			}
 			continue
 		}
-		if a.next != nil {
-			a.use(*a.next)
-			a.next = nil
-			continue
-		}
-		ch := a.fetching
-		if ch == nil {
-			if a.backingOff() {
-				return dst, &UnavailableError{Tag: a.tag, Err: a.err}
-			}
-			ch = a.start()
-		}
-		a.stats.Waited++
-		a.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			a.mu.Lock()
-			return dst, ctx.Err()
-		}
-		a.mu.Lock()
-		if a.cur.Len() <= 0 && a.next == nil && a.err != nil {
-			return dst, &UnavailableError{Tag: a.tag, Err: a.err}
+		if err := a.refill(ctx); err != nil {
+			return dst, err
 		}
 	}
 	return dst, nil
+}
+
+// NextRange hands out up to n consecutive IDs, r.First through r.Last, at a cost that does
+// not depend on n: all that is left of the current block when that is fewer than n, so a
+// range never spans two blocks. It waits for a reservation only when nothing is
+// buffered, as NextInt64 does, and fails as it does. n must be positive.
+func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
+	if n <= 0 {
+		return Range{}, fmt.Errorf("segment: NextRange of %d IDs of tag %q: want a positive count", n, a.tag)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		if avail := a.cur.Len(); avail > 0 {
+			k := min(n, avail)
+			r := Range{First: a.cur.First, Last: a.cur.First + k - 1}
+			a.cur.First += k
+			if a.cur.First > a.prefetchAt {
+				a.prefetch()
+			}
+			return r, nil
+		}
+		if err := a.refill(ctx); err != nil {
+			return Range{}, err
+		}
+	}
+}
+
+// refill makes IDs available when cur is empty: it moves next into cur, or starts or
+// joins a reservation and waits for it. a.mu is held on entry and on return. A nil error
+// does not promise that cur has IDs: the caller loops.
+func (a *Allocator) refill(ctx context.Context) error {
+	if a.next != nil {
+		a.use(*a.next)
+		a.next = nil
+		return nil
+	}
+	ch := a.fetching
+	if ch == nil {
+		if a.backingOff() {
+			return &UnavailableError{Tag: a.tag, Err: a.err}
+		}
+		ch = a.start()
+	}
+	a.stats.Waited++
+	a.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		a.mu.Lock()
+		return ctx.Err()
+	}
+	a.mu.Lock()
+	if a.cur.Len() <= 0 && a.next == nil && a.err != nil {
+		return &UnavailableError{Tag: a.tag, Err: a.err}
+	}
+	return nil
 }
 
 // use makes r the current block.

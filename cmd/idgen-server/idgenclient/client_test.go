@@ -1,0 +1,142 @@
+package idgenclient
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+)
+
+// fake is an IDService handing out a segment tag's runs from a shared counter (as
+// servers sharing a store do), or failing with code when set.
+type fake struct {
+	idgenv1connect.UnimplementedIDServiceHandler
+	next  *atomic.Int64
+	code  atomic.Int32 // a connect.Code to fail with, 0 to serve
+	calls atomic.Int64
+}
+
+func (f *fake) fail() error {
+	f.calls.Add(1)
+	if c := connect.Code(f.code.Load()); c != 0 {
+		return connect.NewError(c, errors.New("fake failure"))
+	}
+	return nil
+}
+
+func (f *fake) DescribeTag(_ context.Context, r *connect.Request[v1.DescribeTagRequest]) (*connect.Response[v1.DescribeTagResponse], error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	if r.Msg.Tag == "order" {
+		return connect.NewResponse(&v1.DescribeTagResponse{Tag: &v1.TagInfo{Name: "order", Kind: v1.Kind_KIND_SEGMENT}}), nil
+	}
+	return nil, connect.NewError(connect.CodeNotFound, errors.New("unknown tag"))
+}
+
+func (f *fake) Range(_ context.Context, r *connect.Request[v1.RangeRequest]) (*connect.Response[v1.RangeResponse], error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	n := min(r.Msg.Count, 37) // short runs, as at the end of a server's block
+	start := f.next.Add(n) - n + 1
+	return connect.NewResponse(&v1.RangeResponse{Start: start, Count: n}), nil
+}
+
+func serve(t *testing.T, f *fake) string {
+	mux := http.NewServeMux()
+	mux.Handle(idgenv1connect.NewIDServiceHandler(f))
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// TestSegmentFailover: with one server failing UNAVAILABLE, the source's IDs come from
+// the other, and no ID is handed out twice by goroutines drawing at once.
+func TestSegmentFailover(t *testing.T) {
+	var counter atomic.Int64
+	bad, good := &fake{next: &counter}, &fake{next: &counter}
+	bad.code.Store(int32(connect.CodeUnavailable))
+	c, err := New(Options{Addresses: []string{serve(t, bad), serve(t, good)}, MinBatch: 10, MaxBatch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := c.Segment(context.Background(), "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 2000 {
+				id, err := src.NextInt64(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[id] {
+					t.Errorf("ID %d handed out twice", id)
+				}
+				seen[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 16000 {
+		t.Fatalf("%d IDs", len(seen))
+	}
+	// The failing server is skipped for a while after it failed: far fewer calls.
+	if b, g := bad.calls.Load(), good.calls.Load(); b*4 > g {
+		t.Fatalf("the failing server got %d calls, the good one %d", b, g)
+	}
+}
+
+// TestNotRetried: a refusal another server would repeat (a bad token, an unknown tag)
+// is returned at once, not tried on every address.
+func TestNotRetried(t *testing.T) {
+	var counter atomic.Int64
+	a, b := &fake{next: &counter}, &fake{next: &counter}
+	a.code.Store(int32(connect.CodeUnauthenticated))
+	b.code.Store(int32(connect.CodeUnauthenticated))
+	c, err := New(Options{Addresses: []string{serve(t, a), serve(t, b)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Segment(context.Background(), "order")
+	var e *Error
+	if !errors.As(err, &e) || e.Code() != connect.CodeUnauthenticated || len(e.Errs) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	// Every server down: the error lists each.
+	a.code.Store(int32(connect.CodeUnavailable))
+	b.code.Store(int32(connect.CodeUnavailable))
+	_, err = c.Segment(context.Background(), "order")
+	if !errors.As(err, &e) || e.Code() != connect.CodeUnavailable || len(e.Errs) != 2 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{
+		{},
+		{Addresses: []string{"127.0.0.1:7070"}},
+		{Addresses: []string{"http://a"}, Refill: 1},
+		{Addresses: []string{"http://a"}, MinBatch: 10, MaxBatch: 5},
+	} {
+		if _, err := New(o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

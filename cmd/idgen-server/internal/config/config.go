@@ -1,0 +1,585 @@
+// Package config reads idgen-server's configuration: a YAML file (or the embedded
+// default), then IDGEN_* environment variables, then flags, each overriding the one
+// before. A bad configuration is refused with the file, the line, the field and what is
+// wrong with it, before anything starts.
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/idgen/idgen/runtime/number"
+	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/typeid"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Default returns the text of the embedded default configuration.
+func Default() []byte { return append([]byte(nil), defaultYAML...) }
+
+// Named defaults for fields left empty.
+const (
+	DefaultMaxCount        = 100_000
+	DefaultMaxRequestBytes = 64 << 10
+	DefaultDrain           = 10 * time.Second
+	DefaultLayout          = "classic"
+	// DefaultSQLiteFile is the file of an sqlite store with no dsn, in the user's
+	// cache directory.
+	DefaultSQLiteFile = "idgen-server/idgen-server.db"
+	// MinTokenLen is the shortest token accepted: a token is a secret, not a name.
+	MinTokenLen = 16
+)
+
+// Kinds of tags.
+const (
+	KindSnowflake = "snowflake"
+	KindSegment   = "segment"
+	KindNumber    = "number"
+	KindUUID7     = "uuid7"
+	KindTypeID    = "typeid"
+)
+
+// Types of stores.
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+	StoreMySQL    = "mysql"
+	StoreRedis    = "redis"
+	StoreEtcd     = "etcd"
+)
+
+// Config is idgen-server's configuration.
+type Config struct {
+	// Listen is the address of the one port: gRPC, gRPC-Web, Connect, Leaf's paths,
+	// health and metrics.
+	Listen string `yaml:"listen"`
+	// Insecure allows a non-loopback Listen without any token.
+	Insecure bool `yaml:"insecure"`
+	// Advertise is the address other instances and the console reach this one at;
+	// Listen if empty.
+	Advertise string `yaml:"advertise"`
+	TLS       TLS    `yaml:"tls"`
+	// Tokens are the bearer tokens accepted. None: every caller may use every tag (only
+	// on loopback unless Insecure).
+	Tokens []Token `yaml:"tokens"`
+	Limits Limits  `yaml:"limits"`
+	Log    Log     `yaml:"log"`
+	// Drain bounds graceful shutdown: in-flight calls get this long to finish.
+	Drain time.Duration `yaml:"drain"`
+	// Stores are the named connections the lease and the segment tags use.
+	Stores map[string]Store `yaml:"stores"`
+	// Snowflake is the layout and worker-ID lease of snowflake and number tags.
+	Snowflake *Snowflake `yaml:"snowflake"`
+	Tags      []Tag      `yaml:"tags"`
+	// LeafSnowflakeTag, when set, is the snowflake tag Leaf's path
+	// /api/snowflake/get/{key} issues from whatever the key (Leaf ignores it), so Leaf
+	// users switch by changing only the host; the key is then a tag name only when it
+	// names one.
+	LeafSnowflakeTag string `yaml:"leaf_snowflake_tag"`
+	// Peers are the addresses of the fleet's other instances (base URLs), for the
+	// console's fleet view.
+	Peers []string `yaml:"peers"`
+
+	// Source names where the configuration came from: a file name or "default".
+	Source string `yaml:"-"`
+}
+
+// TLS names the files of the server's certificate and, for client-certificate auth,
+// of the CAs that sign clients' certificates.
+type TLS struct {
+	Cert     string `yaml:"cert"`
+	Key      string `yaml:"key"`
+	ClientCA string `yaml:"client_ca"`
+}
+
+// Token is a bearer token and the tags it grants (all when Tags is empty).
+type Token struct {
+	// Name identifies the token in logs (never the token itself).
+	Name string `yaml:"name"`
+	// Token is the secret; or TokenFile names a file holding it, or TokenEnv an
+	// environment variable.
+	Token     string   `yaml:"token"`
+	TokenFile string   `yaml:"token_file"`
+	TokenEnv  string   `yaml:"token_env"`
+	Tags      []string `yaml:"tags"`
+}
+
+// Limits bound requests before any work is done for them.
+type Limits struct {
+	// MaxCount caps List's and Range's count.
+	MaxCount int `yaml:"max_count"`
+	// MaxRequestBytes caps a request's body.
+	MaxRequestBytes int `yaml:"max_request_bytes"`
+}
+
+// Log configures the JSON log.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `yaml:"level"`
+}
+
+// Store is a connection to a database, Redis or etcd.
+type Store struct {
+	// Type is sqlite, postgres, mysql, redis or etcd.
+	Type string `yaml:"type"`
+	// DSN is the data source name (a file name for sqlite, a URL for postgres and
+	// redis, go-sql-driver's form for mysql).
+	DSN string `yaml:"dsn"`
+	// Endpoints are etcd's client endpoints.
+	Endpoints []string `yaml:"endpoints"`
+	// Prefix starts the keys on Redis and etcd (the backends' defaults if empty).
+	Prefix string `yaml:"prefix"`
+	// LeaseTable and SegmentTable name the SQL tables (the runtime's defaults if empty).
+	LeaseTable   string `yaml:"lease_table"`
+	SegmentTable string `yaml:"segment_table"`
+	// AllowNoPersistence accepts a Redis without the append-only file.
+	AllowNoPersistence bool `yaml:"allow_no_persistence"`
+}
+
+// Snowflake configures the one generator of snowflake and number tags.
+type Snowflake struct {
+	// Layout is classic, classic-dc, sonyflake or jsonsafe.
+	Layout string `yaml:"layout"`
+	Lease  Lease  `yaml:"lease"`
+}
+
+// Lease says where the worker ID comes from: a store, or a static Worker.
+type Lease struct {
+	Store string `yaml:"store"`
+	// Worker, when set, is a static worker ID: no lease, the operator keeps it unique.
+	Worker *int64        `yaml:"worker"`
+	TTL    time.Duration `yaml:"ttl"`
+	Margin time.Duration `yaml:"margin"`
+	Skew   time.Duration `yaml:"skew"`
+	// MaxWorker bounds the worker IDs leased; the layout's maximum if 0.
+	MaxWorker int64 `yaml:"max_worker"`
+}
+
+// Tag is one business tag.
+type Tag struct {
+	Name string `yaml:"name"`
+	// Kind is snowflake, segment, number, uuid7 or typeid.
+	Kind string `yaml:"kind"`
+	// Store, Step, MinStep and MaxStep configure a segment tag.
+	Store   string `yaml:"store"`
+	Step    int64  `yaml:"step"`
+	MinStep int64  `yaml:"min_step"`
+	MaxStep int64  `yaml:"max_step"`
+	// Prefix, Time, Zone and Check configure a number tag (runtime/number's Spec);
+	// Prefix, a typeid tag, and optionally a snowflake tag, whose text is then the typed
+	// form "usr_" and 13 base32 characters instead of the decimal ID.
+	Prefix string `yaml:"prefix"`
+	Time   string `yaml:"time"`
+	Zone   string `yaml:"zone"`
+	Check  bool   `yaml:"check"`
+}
+
+// Error is a configuration refused: Source (a file, "default", a flag or an
+// environment variable), the Line in a file when known, the Field and what is wrong.
+type Error struct {
+	Source string
+	Line   int
+	Field  string
+	Msg    string
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	loc := e.Source
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, e.Line)
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("config: %s: %s", loc, e.Msg)
+	}
+	return fmt.Sprintf("config: %s: %s: %s", loc, e.Field, e.Msg)
+}
+
+// Parse reads a configuration from data, named source in errors, fills defaults and
+// validates it. Unknown fields are errors.
+func Parse(source string, data []byte) (*Config, error) { return parseWith(source, data, nil, nil) }
+
+// parseWith is Parse with override applied after decoding and before checking; an error
+// in a field whose name is a key of origin names that origin (a flag or a variable)
+// instead of the file.
+func parseWith(source string, data []byte, override func(*Config), origin map[string]string) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &Error{Source: source, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	c := &Config{}
+	if len(root.Content) > 0 {
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		dec.KnownFields(true)
+		if err := dec.Decode(c); err != nil {
+			return nil, decodeError(source, err)
+		}
+	}
+	c.Source = source
+	if override != nil {
+		override(c)
+	}
+	if err := c.check(); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			if o, ok := origin[ce.Field]; ok {
+				ce.Source = o
+			} else {
+				ce.Source = source
+				ce.Line = lineOf(&root, ce.Field)
+			}
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// lineRE finds the line of yaml.v3's decoding errors ("line 3: field x not found...").
+var lineRE = regexp.MustCompile(`^\s*line (\d+): (.*)$`)
+
+func decodeError(source string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		m := lineRE.FindStringSubmatch(te.Errors[0])
+		if m != nil {
+			var line int
+			fmt.Sscan(m[1], &line)
+			return &Error{Source: source, Line: line, Msg: m[2]}
+		}
+		return &Error{Source: source, Msg: te.Errors[0]}
+	}
+	return &Error{Source: source, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+}
+
+// lineOf returns the line of the field at path ("tags[2].kind") in root, or of its
+// nearest ancestor that exists, 0 if none.
+func lineOf(root *yaml.Node, path string) int {
+	if root == nil || len(root.Content) == 0 || path == "" {
+		return 0
+	}
+	n := root.Content[0]
+	line := 0
+	for part := range strings.SplitSeq(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 {
+			key = part[:i]
+			fmt.Sscanf(part[i:], "[%d]", &idx)
+		}
+		next := (*yaml.Node)(nil)
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == key {
+					next, line = n.Content[i+1], n.Content[i].Line
+					break
+				}
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+		if idx >= 0 {
+			if n.Kind != yaml.SequenceNode || idx >= len(n.Content) {
+				return line
+			}
+			n = n.Content[idx]
+			line = n.Line
+		}
+	}
+	return line
+}
+
+func fieldErr(field, format string, args ...any) error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Layout returns the snowflake layout named s.
+func Layout(s string) (snowflake.Layout, error) {
+	switch s {
+	case "", "classic":
+		return snowflake.Classic(), nil
+	case "classic-dc":
+		return snowflake.ClassicDC(), nil
+	case "sonyflake":
+		return snowflake.Sonyflake(), nil
+	case "jsonsafe":
+		return snowflake.JSONSafe(), nil
+	}
+	return snowflake.Layout{}, fmt.Errorf("unknown layout %q (want classic, classic-dc, sonyflake or jsonsafe)", s)
+}
+
+// tagNameRE is what a tag name may be: it appears in URL paths and metric labels.
+var tagNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+
+// check fills defaults and validates c, returning an *Error naming the field.
+func (c *Config) check() error {
+	if c.Listen == "" {
+		return fieldErr("listen", "empty: want host:port")
+	}
+	host, _, err := net.SplitHostPort(c.Listen)
+	if err != nil {
+		return fieldErr("listen", "%q is not host:port: %v", c.Listen, err)
+	}
+	if c.Limits.MaxCount == 0 {
+		c.Limits.MaxCount = DefaultMaxCount
+	}
+	if c.Limits.MaxCount < 1 {
+		return fieldErr("limits.max_count", "%d: want at least 1", c.Limits.MaxCount)
+	}
+	if c.Limits.MaxRequestBytes == 0 {
+		c.Limits.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.Limits.MaxRequestBytes < 256 {
+		return fieldErr("limits.max_request_bytes", "%d: want at least 256", c.Limits.MaxRequestBytes)
+	}
+	if c.Drain == 0 {
+		c.Drain = DefaultDrain
+	}
+	if c.Drain < 0 {
+		return fieldErr("drain", "%v is negative", c.Drain)
+	}
+	switch c.Log.Level {
+	case "":
+		c.Log.Level = "info"
+	case "debug", "info", "warn", "error":
+	default:
+		return fieldErr("log.level", "%q: want debug, info, warn or error", c.Log.Level)
+	}
+	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
+		return fieldErr("tls", "cert and key go together: set both or neither")
+	}
+	if c.TLS.ClientCA != "" && c.TLS.Cert == "" {
+		return fieldErr("tls.client_ca", "client certificates need the server's own: set tls.cert and tls.key")
+	}
+	for _, f := range []struct{ field, name string }{{"tls.cert", c.TLS.Cert}, {"tls.key", c.TLS.Key}, {"tls.client_ca", c.TLS.ClientCA}} {
+		if f.name != "" {
+			if _, err := os.Stat(f.name); err != nil {
+				return fieldErr(f.field, "%v", err)
+			}
+		}
+	}
+
+	for name, s := range c.Stores {
+		field := "stores." + name
+		switch s.Type {
+		case StoreSQLite:
+		case StorePostgres, StoreMySQL, StoreRedis:
+			if s.DSN == "" {
+				return fieldErr(field+".dsn", "empty: a %s store needs a dsn", s.Type)
+			}
+		case StoreEtcd:
+			if len(s.Endpoints) == 0 {
+				return fieldErr(field+".endpoints", "empty: an etcd store needs endpoints")
+			}
+		case "":
+			return fieldErr(field+".type", "empty: want sqlite, postgres, mysql, redis or etcd")
+		default:
+			return fieldErr(field+".type", "unknown store type %q (want sqlite, postgres, mysql, redis or etcd)", s.Type)
+		}
+	}
+
+	names := map[string]bool{}
+	needSnowflake := ""
+	for i, t := range c.Tags {
+		field := fmt.Sprintf("tags[%d]", i)
+		if !tagNameRE.MatchString(t.Name) {
+			return fieldErr(field+".name", "%q: want 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit", t.Name)
+		}
+		if names[t.Name] {
+			return fieldErr(field+".name", "tag %q is configured twice", t.Name)
+		}
+		names[t.Name] = true
+		switch t.Kind {
+		case KindSnowflake:
+			needSnowflake = field
+			if t.Prefix != "" {
+				if err := typeid.ValidPrefix(t.Prefix); err != nil {
+					return fieldErr(field+".prefix", "%v", err)
+				}
+			}
+		case KindSegment:
+			s, ok := c.Stores[t.Store]
+			switch {
+			case t.Store == "":
+				return fieldErr(field+".store", "empty: a segment tag needs a store")
+			case !ok:
+				return fieldErr(field+".store", "no store named %q under stores", t.Store)
+			case s.Type == StoreEtcd:
+				return fieldErr(field+".store", "store %q is etcd, which holds leases, not segments (use sqlite, postgres, mysql or redis)", t.Store)
+			}
+			if t.Step < 0 || t.MinStep < 0 || t.MaxStep < 0 {
+				return fieldErr(field+".step", "steps must not be negative")
+			}
+		case KindNumber:
+			needSnowflake = field
+			layout := snowflake.Classic()
+			if c.Snowflake != nil {
+				if l, err := Layout(c.Snowflake.Layout); err == nil {
+					layout = l
+				}
+			}
+			spec := number.Spec{Prefix: t.Prefix, Time: t.Time, Layout: layout, Check: t.Check}
+			if t.Zone != "" {
+				z, err := LoadZone(t.Zone)
+				if err != nil {
+					return fieldErr(field+".zone", "%v", err)
+				}
+				spec.Zone = z
+			}
+			if _, err := number.Compile(spec); err != nil {
+				return fieldErr(field, "%v", err)
+			}
+		case KindTypeID:
+			if err := typeid.ValidPrefix(t.Prefix); err != nil {
+				return fieldErr(field+".prefix", "%v", err)
+			}
+		case KindUUID7:
+		case "":
+			return fieldErr(field+".kind", "empty: want snowflake, segment, number, uuid7 or typeid")
+		default:
+			return fieldErr(field+".kind", "unknown kind %q (want snowflake, segment, number, uuid7 or typeid)", t.Kind)
+		}
+	}
+	if len(c.Tags) == 0 {
+		return fieldErr("tags", "none configured: an ID service needs at least one tag")
+	}
+	if c.LeafSnowflakeTag != "" {
+		i := slices.IndexFunc(c.Tags, func(t Tag) bool { return t.Name == c.LeafSnowflakeTag })
+		if i < 0 || c.Tags[i].Kind != KindSnowflake {
+			return fieldErr("leaf_snowflake_tag", "%q is not a snowflake tag under tags", c.LeafSnowflakeTag)
+		}
+	}
+
+	if needSnowflake != "" && c.Snowflake == nil {
+		return fieldErr("snowflake", "missing: %s needs the snowflake section (layout and lease)", needSnowflake)
+	}
+	if c.Snowflake != nil {
+		sf := c.Snowflake
+		if sf.Layout == "" {
+			sf.Layout = DefaultLayout
+		}
+		layout, err := Layout(sf.Layout)
+		if err != nil {
+			return fieldErr("snowflake.layout", "%v", err)
+		}
+		l := sf.Lease
+		switch {
+		case l.Worker != nil && l.Store != "":
+			return fieldErr("snowflake.lease", "store and worker exclude each other: lease a worker ID from a store, or set a static one")
+		case l.Worker != nil:
+			if *l.Worker < 0 || *l.Worker > layout.MaxWorker() {
+				return fieldErr("snowflake.lease.worker", "%d out of range [0, %d] of layout %s", *l.Worker, layout.MaxWorker(), sf.Layout)
+			}
+		case l.Store == "":
+			return fieldErr("snowflake.lease.store", "empty: name a store to lease worker IDs from, or set a static worker")
+		default:
+			if _, ok := c.Stores[l.Store]; !ok {
+				return fieldErr("snowflake.lease.store", "no store named %q under stores", l.Store)
+			}
+		}
+		if l.TTL < 0 || l.Margin < 0 || l.Skew < 0 {
+			return fieldErr("snowflake.lease", "ttl, margin and skew must not be negative")
+		}
+	}
+
+	for i, t := range c.Tokens {
+		field := fmt.Sprintf("tokens[%d]", i)
+		secret, err := t.Secret()
+		if err != nil {
+			return fieldErr(field, "%v", err)
+		}
+		if len(secret) < MinTokenLen {
+			return fieldErr(field+".token", "shorter than %d bytes: a token is a secret (openssl rand -hex 32)", MinTokenLen)
+		}
+		for j, tag := range t.Tags {
+			if !names[tag] {
+				return fieldErr(fmt.Sprintf("%s.tags[%d]", field, j), "no tag named %q under tags", tag)
+			}
+		}
+	}
+	if len(c.Tokens) == 0 && !c.Insecure && !Loopback(host) {
+		return fieldErr("listen", "%s is not a loopback address and no token is configured: add tokens, or pass --insecure to serve every tag to anyone who reaches it", c.Listen)
+	}
+	return nil
+}
+
+// Secret returns the token's secret from Token, TokenFile or TokenEnv (exactly one).
+func (t Token) Secret() (string, error) {
+	set := 0
+	for _, s := range []string{t.Token, t.TokenFile, t.TokenEnv} {
+		if s != "" {
+			set++
+		}
+	}
+	if set != 1 {
+		return "", errors.New("set exactly one of token, token_file and token_env")
+	}
+	switch {
+	case t.TokenFile != "":
+		b, err := os.ReadFile(t.TokenFile)
+		if err != nil {
+			return "", fmt.Errorf("token_file: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	case t.TokenEnv != "":
+		v, ok := os.LookupEnv(t.TokenEnv)
+		if !ok {
+			return "", fmt.Errorf("token_env: %s is not set", t.TokenEnv)
+		}
+		return v, nil
+	}
+	return t.Token, nil
+}
+
+// Loopback reports whether host (of a listen address) is a loopback name or address.
+// The empty host listens on every interface.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// LoadZone reads a zone: an IANA name, "UTC", or a fixed offset "+08:00".
+func LoadZone(s string) (*time.Location, error) {
+	if s == "" || s == "UTC" || s == "Z" {
+		return time.UTC, nil
+	}
+	if s[0] == '+' || s[0] == '-' {
+		t, err := time.Parse("-07:00", s)
+		if err != nil {
+			return nil, fmt.Errorf("zone %q: want an IANA name or an offset such as +08:00", s)
+		}
+		_, off := t.Zone()
+		return time.FixedZone(s, off), nil
+	}
+	z, err := time.LoadLocation(s)
+	if err != nil {
+		return nil, fmt.Errorf("zone %q: %w", s, err)
+	}
+	return z, nil
+}
+
+// TagNames returns the names of the configured tags, in order.
+func (c *Config) TagNames() []string {
+	out := make([]string, len(c.Tags))
+	for i, t := range c.Tags {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// HasTag reports whether a tag named name is configured.
+func (c *Config) HasTag(name string) bool { return slices.Contains(c.TagNames(), name) }

@@ -1,0 +1,149 @@
+package config
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const good = `listen: 127.0.0.1:7070
+stores:
+  local: {type: sqlite}
+snowflake:
+  layout: classic
+  lease: {store: local}
+tags:
+  - name: id
+    kind: snowflake
+  - name: order
+    kind: segment
+    store: local
+`
+
+func TestDefault(t *testing.T) {
+	c, err := Parse("default", Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:7070" || len(c.Tags) == 0 || c.Limits.MaxCount != DefaultMaxCount {
+		t.Fatalf("%+v", c)
+	}
+}
+
+// TestBadField: every refusal names the file, the line and the field.
+func TestBadField(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"unknown kind", strings.Replace(good, "kind: snowflake", "kind: snowflak", 1),
+			`config: x.yaml:9: tags[0].kind: unknown kind "snowflak"`},
+		{"unknown field", strings.Replace(good, "layout: classic", "layout: classic\n  leas: {}", 1),
+			`config: x.yaml:6: field leas not found`},
+		{"segment store missing", strings.Replace(good, "store: local\n", "store: nowhere\n", 1),
+			`config: x.yaml:12: tags[1].store: no store named "nowhere"`},
+		{"bad layout", strings.Replace(good, "layout: classic", "layout: twitter", 1),
+			`config: x.yaml:5: snowflake.layout: unknown layout "twitter"`},
+		{"duplicate tag", strings.Replace(good, "name: order", "name: id", 1),
+			`config: x.yaml:10: tags[1].name: tag "id" is configured twice`},
+		{"bad store type", strings.Replace(good, "type: sqlite", "type: mongo", 1),
+			`config: x.yaml:3: stores.local.type: unknown store type "mongo"`},
+		{"short token", good + "tokens:\n  - {token: short}\n",
+			`config: x.yaml:14: tokens[0].token: shorter than 16 bytes`},
+		{"token of an unknown tag", good + "tokens:\n  - token: 0123456789abcdef0123\n    tags: [id, nope]\n",
+			`config: x.yaml:15: tokens[0].tags[1]: no tag named "nope"`},
+		{"open non-loopback", strings.Replace(good, "127.0.0.1:7070", "0.0.0.0:7070", 1),
+			`config: x.yaml:1: listen: 0.0.0.0:7070 is not a loopback address and no token is configured`},
+		{"number spec", good + "  - {name: ord, kind: number, prefix: 'O RD'}\n",
+			`config: x.yaml:13: tags[2]: number:`},
+		{"bad duration", strings.Replace(good, "lease: {store: local}", "lease: {store: local, ttl: soon}", 1),
+			`config: x.yaml:6: cannot unmarshal !!str`},
+		{"not yaml", "listen: [", `config: x.yaml: `},
+		{"no tags", "listen: 127.0.0.1:1\n", `config: x.yaml: tags: none configured`},
+		{"cap", good + "limits: {max_count: -1}\n", `config: x.yaml:13: limits.max_count: -1: want at least 1`},
+		{"tls half", good + "tls: {cert: a.pem}\n", `config: x.yaml:13: tls: cert and key go together`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(c.yaml))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("got  %v\nwant %s...", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "idgen.yaml")
+	if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"IDGEN_LISTEN": "127.0.0.1:8001", "IDGEN_MAX_COUNT": "50"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+
+	c, _, err := Load([]string{"-config", file}, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8001" || c.Limits.MaxCount != 50 {
+		t.Fatalf("env did not override the file: %s %d", c.Listen, c.Limits.MaxCount)
+	}
+	c, _, err = Load([]string{"-config", file, "-listen", "127.0.0.1:8002"}, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8002" {
+		t.Fatalf("the flag did not override the environment: %s", c.Listen)
+	}
+
+	// An error in an overridden field names the flag or the variable.
+	_, _, err = Load([]string{"-config", file, "-listen", "0.0.0.0:9"}, getenv, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "config: flag -listen: listen: 0.0.0.0:9 is not a loopback address") {
+		t.Fatalf("got %v", err)
+	}
+	env["IDGEN_LISTEN"] = "0.0.0.0:9"
+	_, _, err = Load([]string{"-config", file}, getenv, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "config: IDGEN_LISTEN: listen:") {
+		t.Fatalf("got %v", err)
+	}
+	// --insecure is the explicit opt-out; a token is the other way.
+	if _, _, err = Load([]string{"-config", file, "-insecure"}, getenv, io.Discard); err != nil {
+		t.Fatalf("with -insecure: %v", err)
+	}
+	env["IDGEN_TOKEN"] = "0123456789abcdef0123"
+	if _, _, err = Load([]string{"-config", file}, getenv, io.Discard); err != nil {
+		t.Fatalf("with IDGEN_TOKEN: %v", err)
+	}
+	env["IDGEN_MAX_COUNT"] = "many"
+	_, _, err = Load([]string{"-config", file}, getenv, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "IDGEN_MAX_COUNT") {
+		t.Fatalf("got %v", err)
+	}
+	delete(env, "IDGEN_MAX_COUNT")
+	_, _, err = Load([]string{"-config", filepath.Join(dir, "missing.yaml")}, getenv, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// FuzzParse: no input panics, and what Parse accepts is whole.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add(Default())
+	f.Add([]byte("listen: [\n"))
+	f.Add([]byte(strings.Replace(good, "kind: snowflake", "kind: number\n    prefix: ORD\n    zone: '+08:00'", 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("not a *config.Error: %v", err)
+			}
+			return
+		}
+		if c.Listen == "" || len(c.Tags) == 0 || c.Limits.MaxCount < 1 {
+			t.Fatalf("accepted an incomplete configuration: %+v", c)
+		}
+	})
+}

@@ -1,0 +1,278 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+)
+
+// api implements the IDService.
+type api struct {
+	idgenv1connect.UnimplementedIDServiceHandler
+	s *Server
+}
+
+var _ idgenv1connect.IDServiceHandler = (*api)(nil)
+
+// lookup returns the tag name the caller's grant allows. A tag the grant does not
+// allow, known or not, is PERMISSION_DENIED with the same message, so a token learns
+// nothing about tags it may not use; an unknown tag is NOT_FOUND only to a grant of
+// every tag.
+func (s *Server) lookup(g *grant, name string) (*tag, error) {
+	if name == "" {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("tag is required"))
+	}
+	if !g.allows(name) {
+		return nil, connect.NewError(connect.CodePermissionDenied, fmt.Errorf("this token does not grant tag %q", name))
+	}
+	t, ok := s.tags[name]
+	if !ok {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown tag %q", name))
+	}
+	return t, nil
+}
+
+// failure turns an issuing error into the answer: a wrong-kind call is
+// INVALID_ARGUMENT, the caller's own cancellation is its code, and everything else (a
+// store or lease that cannot serve) UNAVAILABLE with a generic message and a retry
+// hint, the cause going to the log only.
+func (s *Server) failure(ctx context.Context, t *tag, call string, err error) error {
+	var wk *errWrongKind
+	switch {
+	case errors.As(err, &wk):
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		return connect.NewError(connect.CodeCanceled, err)
+	}
+	s.log.Warn("call failed", "call", call, "tag", t.name, "err", err)
+	return unavailable(t.name)
+}
+
+// unavailable is the UNAVAILABLE answer for tag: a generic message, a RetryInfo detail
+// and a Retry-After header.
+func unavailable(tag string) error {
+	e := connect.NewError(connect.CodeUnavailable, fmt.Errorf("tag %q cannot issue IDs right now: retry in %v, here or on another server", tag, RetryAfter))
+	if d, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryAfter)}); err == nil {
+		e.AddDetail(d)
+	}
+	e.Meta().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+	return e
+}
+
+// callContext bounds a call's work by CallTimeout.
+func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, CallTimeout)
+}
+
+func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
+	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := callContext(ctx)
+	defer cancel()
+	id, text, err := t.next(cctx)
+	if err != nil {
+		return nil, a.s.failure(ctx, t, "Next", err)
+	}
+	return connect.NewResponse(&v1.NextResponse{Id: id, Text: text}), nil
+}
+
+// checkCount refuses a count outside [1, cap] before any work.
+func (s *Server) checkCount(n int64) error {
+	if n < 1 || n > int64(s.cfg.Limits.MaxCount) {
+		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("count %d out of range [1, %d]", n, s.cfg.Limits.MaxCount))
+	}
+	return nil
+}
+
+func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*connect.Response[v1.ListResponse], error) {
+	if err := a.s.checkCount(int64(req.Msg.Count)); err != nil {
+		return nil, err
+	}
+	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := callContext(ctx)
+	defer cancel()
+	ids, texts, err := t.list(cctx, int(req.Msg.Count))
+	if err != nil {
+		return nil, a.s.failure(ctx, t, "List", err)
+	}
+	return connect.NewResponse(&v1.ListResponse{Ids: ids, Texts: texts}), nil
+}
+
+func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) (*connect.Response[v1.RangeResponse], error) {
+	if err := a.s.checkCount(req.Msg.Count); err != nil {
+		return nil, err
+	}
+	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := callContext(ctx)
+	defer cancel()
+	r, err := t.rng(cctx, req.Msg.Count)
+	if err != nil {
+		return nil, a.s.failure(ctx, t, "Range", err)
+	}
+	return connect.NewResponse(&v1.RangeResponse{Start: r.First, Count: r.Len()}), nil
+}
+
+func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]) (*connect.Response[v1.DecodeResponse], error) {
+	zone, err := config.LoadZone(req.Msg.Zone)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if len(req.Msg.Id) > 256 {
+		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("id longer than 256 bytes"))
+	}
+	g := grantOf(ctx)
+	if req.Msg.Tag != "" {
+		t, err := a.s.lookup(g, req.Msg.Tag)
+		if err != nil {
+			return nil, err
+		}
+		r, err := t.decode(req.Msg.Id, zone)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q: %w", req.Msg.Id, err))
+		}
+		return connect.NewResponse(r), nil
+	}
+	for _, t := range a.s.order {
+		if !g.allows(t.name) {
+			continue
+		}
+		if r, err := t.decode(req.Msg.Id, zone); err == nil {
+			return connect.NewResponse(r), nil
+		}
+	}
+	return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q is not an ID of any tag this token grants", req.Msg.Id))
+}
+
+func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeTagRequest]) (*connect.Response[v1.DescribeTagResponse], error) {
+	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&v1.DescribeTagResponse{Tag: t.info()}), nil
+}
+
+func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsRequest]) (*connect.Response[v1.ListTagsResponse], error) {
+	g := grantOf(ctx)
+	r := &v1.ListTagsResponse{}
+	for _, t := range a.s.order {
+		if g.allows(t.name) {
+			r.Tags = append(r.Tags, t.info())
+		}
+	}
+	return connect.NewResponse(r), nil
+}
+
+func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error) {
+	return connect.NewResponse(a.s.Status(grantOf(ctx))), nil
+}
+
+// leaf serves Leaf's plain-text path for tags of kind: GET /api/segment/get/{tag} and
+// GET /api/snowflake/get/{tag} answer the ID as text. Errors are a non-2xx status with
+// a text reason (Leaf answers 500 for everything).
+func (s *Server) leaf(kind v1.Kind) http.Handler {
+	return s.metrics.httpCounted("leaf/"+KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		g, ok := s.auth.check(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
+			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
+			return
+		}
+		name := r.PathValue("tag")
+		if _, known := s.tags[name]; !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
+			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
+		}
+		t, err := s.lookup(g, name)
+		if err != nil {
+			var ce *connect.Error
+			errors.As(err, &ce)
+			http.Error(w, ce.Message(), httpStatus(ce.Code()))
+			return
+		}
+		if t.kind != kind {
+			http.Error(w, fmt.Sprintf("tag %q is a %s tag, not a %s tag", name, KindName(t.kind), KindName(kind)), http.StatusBadRequest)
+			return
+		}
+		if s.constant {
+			w.Write([]byte("1"))
+			return
+		}
+		ctx, cancel := callContext(r.Context())
+		defer cancel()
+		id, _, err := t.next(ctx)
+		if err != nil {
+			s.log.Warn("call failed", "call", "leaf", "tag", t.name, "err", err)
+			w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+			http.Error(w, fmt.Sprintf("tag %q cannot issue IDs right now: retry in %v", name, RetryAfter), http.StatusServiceUnavailable)
+			return
+		}
+		w.Write(strconv.AppendInt(nil, id, 10))
+	}))
+}
+
+// httpStatus maps a connect code to the HTTP status of Leaf's paths.
+func httpStatus(c connect.Code) int {
+	switch c {
+	case connect.CodeInvalidArgument:
+		return http.StatusBadRequest
+	case connect.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case connect.CodePermissionDenied:
+		return http.StatusForbidden
+	case connect.CodeNotFound:
+		return http.StatusNotFound
+	case connect.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// constantAPI is the IDService of ConstantForBenchmarks: the same checks, then a
+// constant answer.
+type constantAPI struct{ api }
+
+func (a *constantAPI) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
+	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&v1.NextResponse{Id: 1, Text: "1"}), nil
+}
+
+func (a *constantAPI) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*connect.Response[v1.ListResponse], error) {
+	if err := a.s.checkCount(int64(req.Msg.Count)); err != nil {
+		return nil, err
+	}
+	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&v1.ListResponse{Ids: make([]int64, req.Msg.Count)}), nil
+}
+
+func (a *constantAPI) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) (*connect.Response[v1.RangeResponse], error) {
+	if err := a.s.checkCount(req.Msg.Count); err != nil {
+		return nil, err
+	}
+	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&v1.RangeResponse{Start: 1, Count: req.Msg.Count}), nil
+}

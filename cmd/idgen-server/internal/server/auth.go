@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+)
+
+// auth checks bearer tokens. Each configured token is kept as its SHA-256, and a
+// presented token is hashed and compared with every one in constant time (no early
+// exit), so neither a token's bytes nor its length nor which entry matched shows in the
+// time taken.
+type auth struct {
+	open   bool // no token configured: every caller may use every tag
+	tokens []tokenEntry
+}
+
+type tokenEntry struct {
+	name string
+	hash [sha256.Size]byte
+	g    *grant
+}
+
+// grant is what a token allows: every tag, or those named.
+type grant struct {
+	name string
+	all  bool
+	tags map[string]bool
+}
+
+// allows reports whether g grants tag; a nil grant (no auth configured) grants all.
+func (g *grant) allows(tag string) bool {
+	return g == nil || g.all || g.tags[tag]
+}
+
+// everything is the grant of every call when no token is configured.
+var everything = &grant{name: "open", all: true}
+
+func newAuth(cfg *config.Config) (*auth, error) {
+	a := &auth{open: len(cfg.Tokens) == 0}
+	for i, t := range cfg.Tokens {
+		secret, err := t.Secret()
+		if err != nil {
+			return nil, err
+		}
+		name := t.Name
+		if name == "" {
+			name = "tokens[" + strconv.Itoa(i) + "]"
+		}
+		g := &grant{name: name, all: len(t.Tags) == 0, tags: map[string]bool{}}
+		for _, tag := range t.Tags {
+			g.tags[tag] = true
+		}
+		a.tokens = append(a.tokens, tokenEntry{name: name, hash: sha256.Sum256([]byte(secret)), g: g})
+	}
+	return a, nil
+}
+
+var (
+	errNoToken  = errors.New("a bearer token is required")
+	errBadToken = errors.New("invalid bearer token")
+)
+
+// check returns the grant of an Authorization header's bearer token.
+func (a *auth) check(header string) (*grant, bool) {
+	if a.open {
+		return everything, true
+	}
+	tok, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok || tok == "" {
+		return nil, false
+	}
+	h := sha256.Sum256([]byte(tok))
+	var found *grant
+	for i := range a.tokens {
+		if subtle.ConstantTimeCompare(h[:], a.tokens[i].hash[:]) == 1 {
+			found = a.tokens[i].g
+		}
+	}
+	return found, found != nil
+}
+
+type grantKey struct{}
+
+// grantOf returns the grant the interceptor put in ctx.
+func grantOf(ctx context.Context) *grant {
+	g, _ := ctx.Value(grantKey{}).(*grant)
+	if g == nil {
+		return &grant{} // nothing granted: a handler reached without the interceptor
+	}
+	return g
+}
+
+// interceptor refuses RPCs without a valid token (UNAUTHENTICATED, nothing about tags)
+// and puts the token's grant in the context for the handlers' per-tag check.
+func (a *auth) interceptor() connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			g, ok := a.check(req.Header().Get("Authorization"))
+			if !ok {
+				err := errBadToken
+				if req.Header().Get("Authorization") == "" {
+					err = errNoToken
+				}
+				return nil, connect.NewError(connect.CodeUnauthenticated, err)
+			}
+			return next(context.WithValue(ctx, grantKey{}, g), req)
+		}
+	})
+}
+
+// httpAll lets through plain HTTP requests whose token grants every tag (or any request
+// when no token is configured): for /metrics, whose labels name the tags.
+func (a *auth) httpAll(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g, ok := a.check(r.Header.Get("Authorization"))
+		switch {
+		case !ok:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
+			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
+		case !g.all:
+			http.Error(w, "permission denied: this token does not grant every tag", http.StatusForbidden)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+func errNoTokenOr(r *http.Request) error {
+	if r.Header.Get("Authorization") == "" {
+		return errNoToken
+	}
+	return errBadToken
+}

@@ -1,0 +1,545 @@
+// Package server is idgen-server: the tags of a configuration, served over gRPC,
+// gRPC-Web and Connect from one handler (connectrpc.com/connect), Leaf's plain-text
+// paths, health, readiness and Prometheus metrics, behind bearer tokens.
+//
+// [New] opens the stores, leases a worker ID and builds the tags; [Server.Mux] is the
+// http.ServeMux it all hangs on, for more handlers (the console); [Server.Serve] serves
+// a listener and [Server.Shutdown] drains and releases the lease.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/number"
+	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/snowflake"
+)
+
+// Named defaults of the serving path.
+const (
+	// CallTimeout bounds the work of one call: a store that does not answer makes it
+	// UNAVAILABLE, not a hang.
+	CallTimeout = 3 * time.Second
+	// ReserveTimeout bounds one block reservation of a segment tag.
+	ReserveTimeout = 2 * time.Second
+	// RetryAfter is the hint an UNAVAILABLE answer carries.
+	RetryAfter = time.Second
+	// CompressMinBytes is the smallest answer compressed for a client that accepts it.
+	CompressMinBytes = 16 << 10
+	// LeaseAcquireTimeout bounds the first claim of a worker ID at start.
+	LeaseAcquireTimeout = 30 * time.Second
+)
+
+// Server is a configured idgen-server. Safe for concurrent use.
+type Server struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	started time.Time
+
+	stores map[string]*store
+	tags   map[string]*tag
+	order  []*tag
+	auth   *auth
+
+	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
+	static   *snowflake.Generator
+	leaseSt  leaseState
+	issued   issuedCounter
+	metrics  *metrics
+	mux      *http.ServeMux
+	http     *http.Server
+	draining atomic.Bool
+	constant bool // ConstantForBenchmarks
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// leaseState is what the lease's events said last, for readiness and Status.
+type leaseState struct {
+	mu       sync.Mutex
+	worker   int64
+	deadline time.Time // on the generator's clock, which follows the wall clock
+	after    time.Time // a fresh claim issues nothing until then
+	last     lease.EventKind
+	err      error
+}
+
+func (s *leaseState) onEvent(e lease.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last, s.err = e.Kind, e.Err
+	switch e.Kind {
+	case lease.Acquired:
+		s.worker, s.deadline, s.after = e.Worker, e.Deadline, e.After
+	case lease.Renewed:
+		s.deadline = e.Deadline
+	case lease.Lost, lease.Released:
+		s.deadline = time.Time{}
+	}
+}
+
+// issuedCounter is a snowflake.IssuedCounter that hands the generators' counts to
+// idotel's and keeps them for Status.
+type issuedCounter struct {
+	snowflake.IssuedCounter
+	mu     sync.Mutex
+	counts []func() uint64
+	drift  atomic.Int64 // nanoseconds, the latest Drift
+}
+
+func (c *issuedCounter) CountIssued(f func() uint64) {
+	c.mu.Lock()
+	c.counts = append(c.counts, f)
+	c.mu.Unlock()
+	if c.IssuedCounter != nil {
+		c.IssuedCounter.CountIssued(f)
+	}
+}
+
+// Drift implements snowflake.Observer: it keeps the latest drift for Status.
+func (c *issuedCounter) Drift(ahead time.Duration) {
+	c.drift.Store(int64(ahead))
+	if c.IssuedCounter != nil {
+		c.IssuedCounter.Drift(ahead)
+	}
+}
+
+func (c *issuedCounter) total() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n uint64
+	for _, f := range c.counts {
+		n += f()
+	}
+	return n
+}
+
+// New builds a Server from cfg: it opens the stores, claims a worker ID (waiting at most
+// LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
+func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
+	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, tags: map[string]*tag{}}
+	defer func() {
+		if err != nil {
+			s.closeAll(context.Background())
+		}
+	}()
+	if s.auth, err = newAuth(cfg); err != nil {
+		return nil, err
+	}
+	if s.metrics, err = newMetrics(); err != nil {
+		return nil, err
+	}
+	s.issued.IssuedCounter = s.metrics.snowflake
+	open := func(name string) (*store, error) {
+		if st, ok := s.stores[name]; ok {
+			return st, nil
+		}
+		st, err := openStore(name, cfg.Stores[name])
+		if err != nil {
+			return nil, err
+		}
+		s.stores[name] = st
+		log.Info("store opened", "store", name, "type", st.cfg.Type, "where", st.where)
+		return st, nil
+	}
+
+	var snow snowflakeSource
+	var layout snowflake.Layout
+	if sf := cfg.Snowflake; sf != nil {
+		layout, _ = config.Layout(sf.Layout)
+		opts := snowflake.Options{Observer: &s.issued}
+		if w := sf.Lease.Worker; w != nil {
+			if s.static, err = snowflake.New(layout, *w, opts); err != nil {
+				return nil, fmt.Errorf("server: snowflake: %w", err)
+			}
+			snow = s.static
+			log.Info("static worker ID", "worker", *w, "layout", layout.String())
+		} else {
+			st, err := open(sf.Lease.Store)
+			if err != nil {
+				return nil, err
+			}
+			b, err := st.leaseBackend(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("server: snowflake.lease.store %q: %w", sf.Lease.Store, err)
+			}
+			lcfg := lease.Config{
+				Layout: layout, Options: opts, MaxWorker: sf.Lease.MaxWorker,
+				TTL: sf.Lease.TTL, Margin: sf.Lease.Margin, Skew: sf.Lease.Skew,
+				OnEvent: func(e lease.Event) {
+					s.leaseSt.onEvent(e)
+					s.metrics.lease.OnEvent(e)
+					logLease(log, e)
+				},
+			}
+			actx, cancel := context.WithTimeout(ctx, LeaseAcquireTimeout)
+			s.lease, err = lease.Acquire(actx, b, lcfg)
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("server: leasing a worker ID from store %q: %w", sf.Lease.Store, err)
+			}
+			snow = s.lease
+		}
+	}
+
+	for _, tc := range cfg.Tags {
+		t := &tag{name: tc.Name, kind: kindOf(tc.Kind), prefix: tc.Prefix}
+		switch tc.Kind {
+		case config.KindSnowflake:
+			t.snow, t.layout = snow, layout
+		case config.KindNumber:
+			t.snow, t.layout = snow, layout
+			zone, _ := config.LoadZone(tc.Zone)
+			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: zone, Layout: layout, Check: tc.Check}); err != nil {
+				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
+			}
+		case config.KindSegment:
+			st, err := open(tc.Store)
+			if err != nil {
+				return nil, err
+			}
+			ss, err := st.segmentStore(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
+			}
+			t.health = &segmentHealth{}
+			obs := segmentObserver{s.metrics.segment, t.health, log}
+			if t.alloc, err = segment.New(ss, tc.Name, segment.Options{
+				Step: tc.Step, MinStep: tc.MinStep, MaxStep: tc.MaxStep, Timeout: ReserveTimeout, Observer: obs,
+			}); err != nil {
+				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
+			}
+			s.metrics.segment.Track(t.alloc)
+		}
+		s.tags[t.name] = t
+		s.order = append(s.order, t)
+	}
+	// Each segment tag reserves its first block now, so that readiness reflects its
+	// store and the first call does not wait. The ID taken is dropped: a gap.
+	for _, t := range s.order {
+		if t.alloc != nil {
+			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
+			if _, err := t.alloc.NextInt64(wctx); err != nil {
+				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
+			}
+			cancel()
+		}
+	}
+	s.mux = s.routes()
+	return s, nil
+}
+
+// segmentObserver tells idotel and readiness of each reservation.
+type segmentObserver struct {
+	next   segment.Observer
+	health *segmentHealth
+	log    *slog.Logger
+}
+
+func (o segmentObserver) Reserved(tag string, n int64, d time.Duration, err error) {
+	o.health.record(err)
+	if err != nil {
+		o.log.Warn("segment reservation failed", "tag", tag, "took", d, "err", err)
+	}
+	o.next.Reserved(tag, n, d, err)
+}
+
+func logLease(log *slog.Logger, e lease.Event) {
+	args := []any{"event", e.Kind.String(), "worker", e.Worker, "took", e.Took}
+	if !e.Deadline.IsZero() {
+		args = append(args, "deadline", e.Deadline)
+	}
+	if e.Fresh {
+		args = append(args, "fresh", true, "after", e.After)
+	}
+	switch e.Kind {
+	case lease.Renewed:
+		log.Debug("lease", args...)
+	case lease.Acquired, lease.Released:
+		log.Info("lease", args...)
+	default:
+		log.Warn("lease", append(args, "err", e.Err)...)
+	}
+}
+
+// ConstantForBenchmarks makes Next, List, Range and Leaf's paths answer a constant after
+// the same checks (token, tag, count), issuing nothing: what is left is the transport's
+// own cost, the benchmarks' baseline. The IDs are NOT unique; never serve clients so.
+// Call it before Serve.
+func (s *Server) ConstantForBenchmarks() {
+	s.constant = true
+	s.mux = s.routes()
+}
+
+// Mux returns the ServeMux every handler hangs on: the API at /idgen.v1.IDService/,
+// health, reflection, /healthz, /readyz, /metrics and Leaf's /api/ paths. Mount more
+// (the console at "/") before serving.
+func (s *Server) Mux() *http.ServeMux { return s.mux }
+
+// Config returns the configuration the Server was built from.
+func (s *Server) Config() *config.Config { return s.cfg }
+
+// Authorized reports whether the request's bearer token grants tag ("" for a token that
+// must grant every tag), for handlers mounted on Mux.
+func (s *Server) Authorized(r *http.Request, tag string) bool {
+	g, ok := s.auth.check(r.Header.Get("Authorization"))
+	if !ok {
+		return false
+	}
+	if tag == "" {
+		return g.all
+	}
+	return g.allows(tag)
+}
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	opts := []connect.HandlerOption{
+		connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes),
+		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
+		// compressing would cost more CPU than it saves.
+		connect.WithCompressMinBytes(CompressMinBytes),
+		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
+	}
+	var impl idgenv1connect.IDServiceHandler = &api{s: s}
+	if s.constant {
+		impl = &constantAPI{api{s: s}}
+	}
+	path, h := idgenv1connect.NewIDServiceHandler(impl, opts...)
+	mux.Handle(path, h)
+	checker := &healthChecker{s: s}
+	mux.Handle(grpchealth.NewHandler(checker))
+	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, grpchealth.HealthV1ServiceName)
+	mux.Handle(grpcreflect.NewHandlerV1(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.auth.httpAll(s.metrics.handler()))
+	mux.Handle("GET /api/segment/get/{tag}", s.leaf(v1.Kind_KIND_SEGMENT))
+	mux.Handle("GET /api/snowflake/get/{tag}", s.leaf(v1.Kind_KIND_SNOWFLAKE))
+	return mux
+}
+
+// Handler returns the Server's root handler: Mux behind the request size limit.
+func (s *Server) Handler() http.Handler {
+	limit := int64(s.cfg.Limits.MaxRequestBytes)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// TLSConfig returns the TLS configuration of cfg, nil without TLS.
+func TLSConfig(cfg *config.Config) (*tls.Config, error) {
+	if cfg.TLS.Cert == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLS.Cert, cfg.TLS.Key)
+	if err != nil {
+		return nil, &config.Error{Source: cfg.Source, Field: "tls.cert", Msg: err.Error()}
+	}
+	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	if cfg.TLS.ClientCA != "" {
+		pem, err := os.ReadFile(cfg.TLS.ClientCA)
+		if err != nil {
+			return nil, &config.Error{Source: cfg.Source, Field: "tls.client_ca", Msg: err.Error()}
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, &config.Error{Source: cfg.Source, Field: "tls.client_ca", Msg: "no PEM certificate in " + cfg.TLS.ClientCA}
+		}
+		tc.ClientCAs, tc.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
+}
+
+// Serve serves ln (wrapped in TLS when configured) until Shutdown: HTTP/1.1 and HTTP/2
+// (cleartext HTTP/2 without TLS, which gRPC needs), keep-alive. It returns
+// http.ErrServerClosed after Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	tc, err := TLSConfig(s.cfg)
+	if err != nil {
+		return err
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	if tc != nil {
+		p.SetHTTP2(true)
+		ln = tls.NewListener(ln, tc)
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		Protocols:         &p,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	return s.http.Serve(ln)
+}
+
+// Shutdown stops accepting calls, lets those in flight finish until ctx ends, then
+// releases the lease (so the worker ID is free at once) and closes the stores.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	var err error
+	if s.http != nil {
+		err = s.http.Shutdown(ctx)
+		if err != nil {
+			s.log.Warn("drain cut short", "err", err)
+			s.http.Close()
+		}
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(err, s.closeAll(rctx))
+}
+
+func (s *Server) closeAll(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.lease != nil {
+			if err := s.lease.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("server: releasing the lease: %w", err))
+			}
+		}
+		if s.metrics != nil {
+			s.metrics.close()
+		}
+		for _, st := range s.stores {
+			if err := st.close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// Ready reports whether the Server should get traffic, and why not: not draining, the
+// lease held with its margin (past a fresh claim's wait), and every segment tag able to
+// serve (IDs buffered, or its latest reservation succeeded).
+func (s *Server) Ready() (bool, string) {
+	if s.draining.Load() {
+		return false, "shutting down"
+	}
+	if s.lease != nil {
+		st := &s.leaseSt
+		st.mu.Lock()
+		deadline, after, last := st.deadline, st.after, st.last
+		st.mu.Unlock()
+		now := time.Now()
+		switch {
+		case deadline.IsZero():
+			return false, "no worker ID held (" + last.String() + ")"
+		case !now.Before(deadline):
+			return false, "worker-ID lease not renewed in time"
+		case now.Before(after):
+			return false, "waiting for a fresh worker ID's previous holders to stop"
+		}
+	}
+	for _, t := range s.order {
+		if t.alloc != nil && t.alloc.Stats().Buffered == 0 && t.health.err() != nil {
+			return false, "a segment tag has no IDs buffered and its store fails"
+		}
+	}
+	return true, ""
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if ok, why := s.Ready(); !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("not ready: " + why + "\n"))
+		return
+	}
+	w.Write([]byte("ready\n"))
+}
+
+// healthChecker answers grpc.health.v1 as /readyz does, for the whole server ("") and
+// for the IDService.
+type healthChecker struct{ s *Server }
+
+func (h *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
+	if req.Service != "" && req.Service != idgenv1connect.IDServiceName {
+		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %q", req.Service))
+	}
+	if ok, _ := h.s.Ready(); !ok {
+		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
+	}
+	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
+}
+
+// Status reports this server: the lease, readiness and the tags g grants (every tag for
+// nil).
+func (s *Server) Status(g *grant) *v1.StatusResponse {
+	addr := s.cfg.Advertise
+	if addr == "" {
+		addr = s.cfg.Listen
+	}
+	ok, why := s.Ready()
+	r := &v1.StatusResponse{Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started)}
+	switch {
+	case s.lease != nil:
+		st := &s.leaseSt
+		st.mu.Lock()
+		r.Lease = &v1.LeaseStatus{Worker: st.worker, LastEvent: st.last.String()}
+		if !st.deadline.IsZero() {
+			r.Lease.Deadline = timestamppb.New(st.deadline)
+		} else {
+			r.Lease.Worker = -1
+		}
+		if st.err != nil {
+			r.Lease.LastError = st.err.Error()
+		}
+		st.mu.Unlock()
+		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
+	case s.static != nil:
+		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total(), DriftNanos: s.issued.drift.Load()}
+	}
+	for _, t := range s.order {
+		if g != nil && !g.allows(t.name) {
+			continue
+		}
+		ts := &v1.TagStatus{Name: t.name, Kind: t.kind}
+		if t.alloc != nil {
+			st := t.alloc.Stats()
+			ts.Step, ts.Buffered, ts.Reserved, ts.Failed, ts.Waited = st.Step, st.Buffered, st.Reserved, st.Failed, st.Waited
+		}
+		r.Tags = append(r.Tags, ts)
+	}
+	return r
+}

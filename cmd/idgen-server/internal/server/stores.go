@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // database/sql driver "mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/plugins/etcdlease"
+	"github.com/idgen/idgen/plugins/redis/redislease"
+	"github.com/idgen/idgen/plugins/redis/redissegment"
+	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/segment"
+)
+
+// store is an open connection to one configured store.
+type store struct {
+	name string
+	cfg  config.Store
+	db   *sql.DB
+	rdb  redis.UniversalClient
+	etcd *clientv3.Client
+	// Where is a description for logs: the file, host or endpoints, never a password.
+	where string
+}
+
+// openStore connects to s; nothing is sent to the store yet (except etcd's dial, which
+// is asynchronous).
+func openStore(name string, s config.Store) (*store, error) {
+	st := &store{name: name, cfg: s}
+	var err error
+	switch s.Type {
+	case config.StoreSQLite:
+		file := s.DSN
+		if file == "" {
+			dir, derr := os.UserCacheDir()
+			if derr != nil {
+				dir = os.TempDir()
+			}
+			file = filepath.Join(dir, config.DefaultSQLiteFile)
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				return nil, fmt.Errorf("server: store %q: %w", name, err)
+			}
+		}
+		st.where = file
+		dsn := file
+		if !strings.Contains(dsn, "_pragma") {
+			sep := "?"
+			if strings.Contains(dsn, "?") {
+				sep = "&"
+			}
+			dsn += sep + "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
+		}
+		st.db, err = sql.Open("sqlite", dsn)
+	case config.StorePostgres:
+		st.where = redactURL(s.DSN)
+		st.db, err = sql.Open("pgx", s.DSN)
+	case config.StoreMySQL:
+		st.where = "mysql"
+		st.db, err = sql.Open("mysql", s.DSN)
+	case config.StoreRedis:
+		var opt *redis.Options
+		opt, err = redis.ParseURL(s.DSN)
+		if err == nil {
+			st.where = opt.Addr
+			st.rdb = redis.NewClient(opt)
+		}
+	case config.StoreEtcd:
+		st.where = strings.Join(s.Endpoints, ",")
+		st.etcd, err = clientv3.New(clientv3.Config{
+			Endpoints:   s.Endpoints,
+			DialTimeout: 2 * time.Second,
+			Logger:      zap.NewNop(),
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("server: store %q (%s): %w", name, s.Type, err)
+	}
+	return st, nil
+}
+
+// redactURL drops the password of a URL-shaped DSN.
+func redactURL(dsn string) string {
+	if i := strings.Index(dsn, "@"); i >= 0 {
+		if j := strings.Index(dsn, "://"); j >= 0 && j < i {
+			return dsn[:j+3] + "…" + dsn[i:]
+		}
+	}
+	return dsn
+}
+
+func (s *store) dialect() segment.Dialect {
+	switch s.cfg.Type {
+	case config.StorePostgres:
+		return segment.Postgres
+	case config.StoreMySQL:
+		return segment.MySQL
+	}
+	return segment.SQLite
+}
+
+// leaseBackend returns the lease backend on s.
+func (s *store) leaseBackend(ctx context.Context) (lease.Backend, error) {
+	switch {
+	case s.db != nil:
+		return lease.NewSQL(s.db, s.dialect(), lease.SQLOptions{Table: s.cfg.LeaseTable})
+	case s.rdb != nil:
+		return redislease.New(ctx, s.rdb, redislease.Options{Prefix: s.cfg.Prefix, AllowNoPersistence: s.cfg.AllowNoPersistence})
+	case s.etcd != nil:
+		return etcdlease.New(s.etcd, etcdlease.Options{Prefix: s.cfg.Prefix})
+	}
+	return nil, fmt.Errorf("server: store %q cannot hold leases", s.name)
+}
+
+// segmentStore returns the segment store on s.
+func (s *store) segmentStore(ctx context.Context) (segment.Store, error) {
+	switch {
+	case s.db != nil:
+		return segment.NewSQL(s.db, s.dialect(), segment.SQLOptions{Table: s.cfg.SegmentTable})
+	case s.rdb != nil:
+		return redissegment.New(ctx, s.rdb, redissegment.Options{Prefix: s.cfg.Prefix, AllowNoPersistence: s.cfg.AllowNoPersistence})
+	}
+	return nil, fmt.Errorf("server: store %q cannot hold segments", s.name)
+}
+
+// ping checks that the store answers.
+func (s *store) ping(ctx context.Context) error {
+	switch {
+	case s.db != nil:
+		return s.db.PingContext(ctx)
+	case s.rdb != nil:
+		return s.rdb.Ping(ctx).Err()
+	case s.etcd != nil:
+		_, err := s.etcd.Get(ctx, "idgen/ping")
+		return err
+	}
+	return nil
+}
+
+func (s *store) close() error {
+	switch {
+	case s.db != nil:
+		return s.db.Close()
+	case s.rdb != nil:
+		return s.rdb.Close()
+	case s.etcd != nil:
+		return s.etcd.Close()
+	}
+	return nil
+}

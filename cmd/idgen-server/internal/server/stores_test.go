@@ -1,0 +1,80 @@
+package server_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
+)
+
+// TestStores: every store type leases the worker ID and holds the segments, configured
+// as a user would (the shared servers of IDGEN_TEST_*; tables and keys of the test's own).
+func TestStores(t *testing.T) {
+	suffix := strings.ToLower(rand.Text()[:8])
+	cases := []struct {
+		name, env, store string
+		drop             func(dsn string)
+	}{
+		{"postgres", "IDGEN_TEST_POSTGRES_DSN",
+			`{type: postgres, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `}`,
+			func(dsn string) { dropTables("pgx", dsn, suffix) }},
+		{"mysql", "IDGEN_TEST_MYSQL_DSN",
+			`{type: mysql, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `}`,
+			func(dsn string) { dropTables("mysql", dsn, suffix) }},
+		// The shared Redis keeps nothing on disk: the test opts out of the check.
+		{"redis", "IDGEN_TEST_REDIS_DSN",
+			`{type: redis, dsn: %q, prefix: "idgen-st-` + suffix + `:", allow_no_persistence: true}`, nil},
+		{"sqlite", "", `{type: sqlite, dsn: %q}`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := t.TempDir() + "/idgen.db"
+			if c.env != "" {
+				if dsn = os.Getenv(c.env); dsn == "" {
+					t.Skip(c.env + " is not set")
+				}
+			}
+			if c.drop != nil {
+				t.Cleanup(func() { c.drop(dsn) })
+			}
+			s := testserver.Start(t, fmt.Sprintf(`stores:
+  db: `+c.store+`
+snowflake:
+  lease: {store: db, ttl: 3s}
+tags:
+  - {name: id, kind: snowflake}
+  - {name: order, kind: segment, store: db, step: 10}
+`, dsn))
+			testserver.WaitReady(t, s.URL)
+			cl := client(s.URL, "")
+			for _, tag := range []string{"id", "order"} {
+				r, err := cl.List(context.Background(), connect.NewRequest(&v1.ListRequest{Tag: tag, Count: 25}))
+				if err != nil || len(r.Msg.Ids) != 25 {
+					t.Fatalf("%s: %v %v", tag, r, err)
+				}
+			}
+			st := s.Status(nil)
+			if st.Lease.Worker < 0 || !st.Ready {
+				t.Fatalf("status %v", st)
+			}
+		})
+	}
+}
+
+func dropTables(driver, dsn, suffix string) {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	db.Exec("DROP TABLE IF EXISTS idgen_lease_st_" + suffix)
+	db.Exec("DROP TABLE IF EXISTS idgen_segment_st_" + suffix)
+}

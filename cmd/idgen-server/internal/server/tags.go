@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/runtime/codec"
+	"github.com/idgen/idgen/runtime/number"
+	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/typeid"
+	"github.com/idgen/idgen/runtime/uuidv7"
+)
+
+// snowflakeSource is what snowflake and number tags issue from: a *lease.Lease, or a
+// *snowflake.Generator on a static worker ID.
+type snowflakeSource interface {
+	NextContext(ctx context.Context) (snowflake.ID, error)
+	NextN(ctx context.Context, n int) ([]snowflake.ID, error)
+}
+
+// tag is one configured tag and what it issues from.
+type tag struct {
+	name   string
+	kind   v1.Kind
+	prefix string
+
+	snow   snowflakeSource    // snowflake, number
+	layout snowflake.Layout   // snowflake, number
+	format *number.Format     // number
+	alloc  *segment.Allocator // segment
+	health *segmentHealth     // segment
+}
+
+// segmentHealth keeps what readiness needs of a segment tag: whether its latest
+// reservation failed. Safe for concurrent use.
+type segmentHealth struct {
+	mu      sync.Mutex
+	lastErr error
+	lastAt  time.Time
+}
+
+func (h *segmentHealth) record(err error) {
+	h.mu.Lock()
+	h.lastErr, h.lastAt = err, time.Now()
+	h.mu.Unlock()
+}
+
+func (h *segmentHealth) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lastErr
+}
+
+func kindOf(s string) v1.Kind {
+	switch s {
+	case config.KindSnowflake:
+		return v1.Kind_KIND_SNOWFLAKE
+	case config.KindSegment:
+		return v1.Kind_KIND_SEGMENT
+	case config.KindNumber:
+		return v1.Kind_KIND_NUMBER
+	case config.KindUUID7:
+		return v1.Kind_KIND_UUID7
+	case config.KindTypeID:
+		return v1.Kind_KIND_TYPEID
+	}
+	return v1.Kind_KIND_UNSPECIFIED
+}
+
+// KindName is the configuration's name of k.
+func KindName(k v1.Kind) string {
+	return strings.ToLower(strings.TrimPrefix(k.String(), "KIND_"))
+}
+
+// errWrongKind is a call that does not fit the tag's kind.
+type errWrongKind struct{ tag, kind, call string }
+
+func (e *errWrongKind) Error() string {
+	return fmt.Sprintf("tag %q is a %s tag: %s", e.tag, e.kind, e.call)
+}
+
+// next returns one ID and its text.
+func (t *tag) next(ctx context.Context) (int64, string, error) {
+	switch t.kind {
+	case v1.Kind_KIND_SEGMENT:
+		id, err := t.alloc.NextInt64(ctx)
+		return id, strconv.FormatInt(id, 10), err
+	case v1.Kind_KIND_SNOWFLAKE:
+		id, err := t.snow.NextContext(ctx)
+		return int64(id), t.text(int64(id)), err
+	case v1.Kind_KIND_NUMBER:
+		id, err := t.snow.NextContext(ctx)
+		if err != nil {
+			return 0, "", err
+		}
+		s, err := t.format.Format(id)
+		return int64(id), s, err
+	case v1.Kind_KIND_UUID7:
+		u, err := uuidv7.New()
+		return 0, string(codec.AppendUUID(nil, u)), err
+	case v1.Kind_KIND_TYPEID:
+		u, err := uuidv7.New()
+		return 0, typeid.Format(t.prefix, u), err
+	}
+	return 0, "", fmt.Errorf("server: tag %q of unknown kind", t.name)
+}
+
+// list returns n IDs (int kinds) and texts (text kinds). On error it returns what it
+// took before, which the caller drops (a gap, never a repeat).
+func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
+	switch t.kind {
+	case v1.Kind_KIND_SEGMENT:
+		ids, err := t.alloc.NextN(ctx, n)
+		return ids, nil, err
+	case v1.Kind_KIND_SNOWFLAKE, v1.Kind_KIND_NUMBER:
+		sids, err := t.snow.NextN(ctx, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids := make([]int64, len(sids))
+		for i, id := range sids {
+			ids[i] = int64(id)
+		}
+		if t.kind == v1.Kind_KIND_SNOWFLAKE {
+			if t.prefix == "" {
+				return ids, nil, nil
+			}
+			texts := make([]string, len(ids))
+			for i, id := range ids {
+				texts[i] = t.text(id)
+			}
+			return ids, texts, nil
+		}
+		texts := make([]string, len(sids))
+		buf := make([]byte, 0, t.format.Width()*len(sids))
+		for i, id := range sids {
+			start := len(buf)
+			if buf, err = t.format.Append(buf, id); err != nil {
+				return nil, nil, err
+			}
+			texts[i] = string(buf[start:])
+		}
+		return ids, texts, nil
+	default:
+		texts := make([]string, n)
+		for i := range texts {
+			_, s, err := t.next(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			texts[i] = s
+		}
+		return nil, texts, nil
+	}
+}
+
+// text is the text of a snowflake tag's ID: decimal, or with a prefix the typed form
+// "usr_" and 13 base32 characters that generated types write (runtime/codec).
+func (t *tag) text(id int64) string {
+	if t.prefix == "" {
+		return strconv.FormatInt(id, 10)
+	}
+	return string(codec.AppendPrefixed(make([]byte, 0, len(t.prefix)+1+codec.PrefixedLen), t.prefix, id))
+}
+
+// rng hands out up to n consecutive IDs of a segment tag.
+func (t *tag) rng(ctx context.Context, n int64) (segment.Range, error) {
+	if t.kind != v1.Kind_KIND_SEGMENT {
+		return segment.Range{}, &errWrongKind{t.name, KindName(t.kind), "Range is for segment tags (use List)"}
+	}
+	return t.alloc.NextRange(ctx, n)
+}
+
+// errUnreadable says an input is not an ID of a tag.
+var errUnreadable = errors.New("not an ID of this tag")
+
+// decode reads s as an ID of t.
+func (t *tag) decode(s string, zone *time.Location) (*v1.DecodeResponse, error) {
+	r := &v1.DecodeResponse{Tag: t.name, Kind: t.kind}
+	var tm time.Time
+	switch t.kind {
+	case v1.Kind_KIND_SEGMENT:
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("%w: a segment ID is a positive decimal int64", errUnreadable)
+		}
+		r.Id = id
+		return r, nil
+	case v1.Kind_KIND_SNOWFLAKE, v1.Kind_KIND_NUMBER:
+		var id snowflake.ID
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			id = snowflake.ID(v)
+		} else if t.kind == v1.Kind_KIND_SNOWFLAKE && t.prefix != "" {
+			v, err := codec.ParsePrefixed(t.name, t.prefix, s)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+			}
+			id = snowflake.ID(v)
+		} else if t.kind == v1.Kind_KIND_NUMBER {
+			if id, err = t.format.Parse(s); err != nil {
+				return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+			}
+		} else {
+			return nil, fmt.Errorf("%w: a snowflake ID is a decimal int64", errUnreadable)
+		}
+		p, err := t.layout.Decode(id)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+		}
+		r.Id, r.Worker, r.Datacenter, r.Machine, r.Sequence = int64(id), p.Worker, p.Datacenter, p.Machine, p.Seq
+		tm = t.layout.TimeOf(p.Tick)
+	case v1.Kind_KIND_UUID7:
+		u, err := codec.ParseUUID("uuid7", s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+		}
+		tm = codec.UUIDTime(u)
+	case v1.Kind_KIND_TYPEID:
+		u, err := typeid.Parse(t.prefix, s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUnreadable, err)
+		}
+		tm = codec.UUIDTime(u)
+	}
+	r.Time = timestamppb.New(tm)
+	r.LocalTime = tm.In(zone).Format(time.RFC3339Nano)
+	return r, nil
+}
+
+// info describes t.
+func (t *tag) info() *v1.TagInfo {
+	ti := &v1.TagInfo{Name: t.name, Kind: t.kind, Prefix: t.prefix}
+	if t.kind == v1.Kind_KIND_SNOWFLAKE || t.kind == v1.Kind_KIND_NUMBER {
+		ti.Layout = LayoutProto(t.layout)
+	}
+	return ti
+}
+
+// LayoutProto returns l in the API's form.
+func LayoutProto(l snowflake.Layout) *v1.Layout {
+	w := uint32(l.Width)
+	if w == 0 {
+		w = 63
+	}
+	return &v1.Layout{
+		Epoch:                timestamppb.New(l.Epoch),
+		UnitNanos:            int64(l.Unit),
+		TimeBits:             uint32(l.TimeBits),
+		WorkerBits:           uint32(l.WorkerBits),
+		SequenceBits:         uint32(l.SeqBits),
+		DatacenterBits:       uint32(l.DatacenterBits),
+		SequenceBeforeWorker: l.Order == snowflake.TimeSeqWorker,
+		Width:                w,
+	}
+}
