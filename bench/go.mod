@@ -6,9 +6,9 @@ require (
 	connectrpc.com/connect v1.21.1
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/google/uuid v1.6.0
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/cmd/idgen-server/idgenclient v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
 	github.com/idgen/idgen/golden v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen/idgenclient v0.1.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/sony/sonyflake/v2 v2.2.0
 	go.jetify.com/typeid v1.3.0
@@ -29,10 +29,10 @@ require (
 	github.com/gofrs/uuid/v5 v5.2.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
-	github.com/idgen/idgen/cmd/idgen-server v0.0.0-00010101000000-000000000000 // indirect
-	github.com/idgen/idgen/plugins/etcdlease v0.0.0-00010101000000-000000000000 // indirect
-	github.com/idgen/idgen/plugins/idotel v0.0.0-00010101000000-000000000000 // indirect
-	github.com/idgen/idgen/plugins/redis v0.0.0-00010101000000-000000000000 // indirect
+	github.com/idgen/idgen/cmd/idgen-server v0.1.0 // indirect
+	github.com/idgen/idgen/plugins/etcdlease v0.1.0 // indirect
+	github.com/idgen/idgen/plugins/idotel v0.1.0 // indirect
+	github.com/idgen/idgen/plugins/redis v0.1.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.13.0 // indirect
@@ -76,18 +76,6 @@ require (
 	modernc.org/sqlite v1.63.0 // indirect
 )
 
-replace (
-	github.com/idgen/idgen => ..
-	github.com/idgen/idgen/cmd/idgen-server => ../cmd/idgen-server
-	github.com/idgen/idgen/cmd/idgen-server/idgenclient => ../cmd/idgen-server/idgenclient
-	github.com/idgen/idgen/examples => ../examples
-	github.com/idgen/idgen/golden => ../golden
-	github.com/idgen/idgen/integration => ../integration
-	github.com/idgen/idgen/plugins/etcdlease => ../plugins/etcdlease
-	github.com/idgen/idgen/plugins/idgent => ../plugins/idgent
-	github.com/idgen/idgen/plugins/idgorm => ../plugins/idgorm
-	github.com/idgen/idgen/plugins/idotel => ../plugins/idotel
-	github.com/idgen/idgen/plugins/redis => ../plugins/redis
-)
+replace github.com/idgen/idgen/golden => ../golden
 
 tool github.com/idgen/idgen/cmd/idgen-server

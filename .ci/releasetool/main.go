@@ -50,9 +50,14 @@ import (
 // as a prefix.
 const repoPath = "github.com/idgen/idgen"
 
-// unpublished are the folders of the modules nobody installs: no published module may
+// unpublished are the top folders of the modules nobody installs: no published module may
 // require one.
-var unpublished = []string{"examples", "golden", "bench", "integration"}
+var unpublished = []string{"examples", "golden", "bench", "integration", "proto"}
+
+// outsideWork are the modules go.work leaves out: proto is the module of the pinned code
+// generators (buf, protoc-gen-go, protoc-gen-connect-go as `go tool` dependencies), whose
+// requirements would otherwise raise the versions every other module builds with.
+var outsideWork = []string{"proto"}
 
 func main() {
 	log.SetFlags(0)
@@ -231,6 +236,9 @@ func writeWork(root string, mods []Module) error {
 	var b strings.Builder
 	b.WriteString("go 1.26.0\n\nuse (\n")
 	for _, m := range mods {
+		if slices.Contains(outsideWork, m.Dir) {
+			continue
+		}
 		if m.Dir == "." {
 			b.WriteString("\t.\n")
 		} else {

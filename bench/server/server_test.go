@@ -30,9 +30,9 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient"
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	"github.com/idgen/idgen/idgenclient"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // conns is the number of client connections, one per load goroutine.

@@ -2,30 +2,17 @@ module github.com/idgen/idgen/cmd/idgen-server
 
 go 1.26.0
 
-replace (
-	github.com/idgen/idgen => ../..
-	github.com/idgen/idgen/cmd/idgen-server/idgenclient => ./idgenclient
-	github.com/idgen/idgen/examples => ../../examples
-	github.com/idgen/idgen/golden => ../../golden
-	github.com/idgen/idgen/integration => ../../integration
-	github.com/idgen/idgen/plugins/etcdlease => ../../plugins/etcdlease
-	github.com/idgen/idgen/plugins/idgent => ../../plugins/idgent
-	github.com/idgen/idgen/plugins/idgorm => ../../plugins/idgorm
-	github.com/idgen/idgen/plugins/idotel => ../../plugins/idotel
-	github.com/idgen/idgen/plugins/redis => ../../plugins/redis
-)
-
 require (
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
 	github.com/go-sql-driver/mysql v1.11.0
-	github.com/idgen/idgen v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/cmd/idgen-server/idgenclient v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/etcdlease v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idgorm v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/idotel v0.0.0-00010101000000-000000000000
-	github.com/idgen/idgen/plugins/redis v0.0.0-00010101000000-000000000000
+	github.com/idgen/idgen v0.1.0
+	github.com/idgen/idgen/idgenclient v0.1.0
+	github.com/idgen/idgen/plugins/etcdlease v0.1.0
+	github.com/idgen/idgen/plugins/idgorm v0.1.0
+	github.com/idgen/idgen/plugins/idotel v0.1.0
+	github.com/idgen/idgen/plugins/redis v0.1.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/redis/go-redis/v9 v9.23.0
@@ -55,7 +42,6 @@ require (
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
-	github.com/idgen/idgen/integration v0.0.0-00010101000000-000000000000 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect

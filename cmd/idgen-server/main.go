@@ -27,6 +27,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // zones for Decode in images without /usr/share/zoneinfo
 
+	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 )
@@ -49,6 +50,10 @@ func run(args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
+		return err
+	}
+	if opts.Version {
+		_, err := fmt.Println("idgen-server", idgen.Version)
 		return err
 	}
 	if opts.PrintDefault {

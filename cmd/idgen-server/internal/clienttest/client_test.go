@@ -17,8 +17,8 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/idgen/idgen"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
+	"github.com/idgen/idgen/idgenclient"
 	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/snowflake"
 )

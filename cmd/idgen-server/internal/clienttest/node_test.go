@@ -13,7 +13,7 @@ import (
 var nodeDir = filepath.Join("..", "..", "testdata", "node")
 
 // needNode returns the path of node, or skips when node or the test's node_modules are
-// missing, unless IDGEN_TEST_NODE=1 (set by .ci/server after `npm ci`) says they must
+// missing, unless IDGEN_TEST_NODE=1 (set by .ci/run after .ci/server ran `npm ci`) says they must
 // be there: then it fails.
 func needNode(t *testing.T) string {
 	node, err := exec.LookPath("node")

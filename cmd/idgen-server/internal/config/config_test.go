@@ -147,3 +147,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestVersionFlag: -version asks for the release and nothing is loaded (a broken
+// configuration file does not stop it).
+func TestVersionFlag(t *testing.T) {
+	env := func(string) (string, bool) { return "", false }
+	cfg, opts, err := Load([]string{"-version", "-config", "/nonexistent.yaml"}, env, io.Discard)
+	if err != nil || cfg != nil || !opts.Version {
+		t.Fatalf("Load(-version) = %v, %+v, %v; want nil config, Version, no error", cfg, opts, err)
+	}
+}

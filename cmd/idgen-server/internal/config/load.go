@@ -19,6 +19,8 @@ type Options struct {
 	File string
 	// PrintDefault asks for the embedded default to be printed instead of served.
 	PrintDefault bool
+	// Version asks for the release to be printed instead of served.
+	Version bool
 }
 
 // overrides holds the flags that override fields of the file.
@@ -44,6 +46,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	fs.SetOutput(usage)
 	fs.StringVar(&o.File, "config", "", "YAML configuration `file` (default: the embedded one, see -print-default)")
 	fs.BoolVar(&o.PrintDefault, "print-default", false, "print the embedded default configuration and exit")
+	fs.BoolVar(&o.Version, "version", false, "print the idgen release this server belongs to and exit")
 	fs.StringVar(&ov.listen, "listen", "", "listen on `host:port` (overrides listen)")
 	fs.StringVar(&ov.advertise, "advertise", "", "address other instances reach this one at (overrides advertise)")
 	fs.BoolVar(&ov.insecure, "insecure", false, "allow a non-loopback listen address without any token")
@@ -84,7 +87,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	if err != nil {
 		return nil, o, err
 	}
-	if o.PrintDefault {
+	if o.PrintDefault || o.Version {
 		return nil, o, nil
 	}
 

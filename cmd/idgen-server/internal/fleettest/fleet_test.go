@@ -26,8 +26,8 @@ import (
 	"connectrpc.com/connect"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
+	"github.com/idgen/idgen/idgenclient"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -36,7 +36,7 @@ import (
 // not beside every other package of a `go test ./...`.
 func needFleet(t *testing.T) {
 	if os.Getenv("IDGEN_TEST_FLEET") != "1" {
-		t.Skip("IDGEN_TEST_FLEET=1 is not set (.ci/server runs the fleet tests alone with it)")
+		t.Skip("IDGEN_TEST_FLEET=1 is not set (.ci/run sets it)")
 	}
 }
 

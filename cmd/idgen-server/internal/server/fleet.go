@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient"
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
 // PeerTimeout bounds Fleet's call to each peer.

@@ -26,9 +26,9 @@ import (
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/segment"

@@ -17,9 +17,9 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 const (

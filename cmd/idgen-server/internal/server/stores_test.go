@@ -11,8 +11,8 @@ import (
 
 	"connectrpc.com/connect"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
 // TestStores: every store type leases the worker ID and holds the segments, configured

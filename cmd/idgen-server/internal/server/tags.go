@@ -11,8 +11,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/segment"

@@ -19,10 +19,10 @@ import (
 
 	"connectrpc.com/connect"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // pki is a CA and the certificates it signed, written as PEM files.

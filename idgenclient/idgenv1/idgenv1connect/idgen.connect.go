@@ -12,7 +12,7 @@ import (
 	connect "connectrpc.com/connect"
 	context "context"
 	errors "errors"
-	idgenv1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	idgenv1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	http "net/http"
 	strings "strings"
 )

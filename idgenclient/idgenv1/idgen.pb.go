@@ -1339,7 +1339,7 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\x06Decode\x12\x17.idgen.v1.DecodeRequest\x1a\x18.idgen.v1.DecodeResponse\x12J\n" +
 	"\vDescribeTag\x12\x1c.idgen.v1.DescribeTagRequest\x1a\x1d.idgen.v1.DescribeTagResponse\x12A\n" +
 	"\bListTags\x12\x19.idgen.v1.ListTagsRequest\x1a\x1a.idgen.v1.ListTagsResponse\x12;\n" +
-	"\x06Status\x12\x17.idgen.v1.StatusRequest\x1a\x18.idgen.v1.StatusResponseBEZCgithub.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1;idgenv1b\x06proto3"
+	"\x06Status\x12\x17.idgen.v1.StatusRequest\x1a\x18.idgen.v1.StatusResponseB4Z2github.com/idgen/idgen/idgenclient/idgenv1;idgenv1b\x06proto3"
 
 var (
 	file_idgen_v1_idgen_proto_rawDescOnce sync.Once

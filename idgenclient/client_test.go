@@ -11,8 +11,8 @@ import (
 
 	"connectrpc.com/connect"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // fake is an IDService handing out a segment tag's runs from a shared counter (as

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen"
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 

@@ -37,8 +37,8 @@ import (
 
 	"connectrpc.com/connect"
 
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // Defaults for Options fields left zero.

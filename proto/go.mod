@@ -1,4 +1,4 @@
-module github.com/idgen/idgen/cmd/idgen-server/internal/tools
+module github.com/idgen/idgen/proto
 
 go 1.26.7
 

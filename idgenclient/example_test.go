@@ -9,9 +9,9 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/idgen/idgen"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient"
-	v1 "github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1"
-	"github.com/idgen/idgen/cmd/idgen-server/idgenclient/idgenv1/idgenv1connect"
+	"github.com/idgen/idgen/idgenclient"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // counter stands in for idgen-server here: a segment tag "order" whose runs start at 1.
