@@ -132,7 +132,7 @@ type connector struct {
 }
 
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
-func (c connector) Driver() driver.Driver                         { return c.d }
+func (c connector) Driver() driver.Driver                        { return c.d }
 
 // TestUnavailableDrivers: consume.Unavailable on what the real drivers return when the
 // connection is cut by the server (a session terminated or killed), when nothing listens,
