@@ -40,18 +40,20 @@ func unscoped(k string) (string, bool) {
 // once the database is back may succeed: every Transient error; a connection that broke
 // or could not be made (driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, a *net.OpError
 // such as a refused or reset connection, a net.Error that is a timeout, ECONNREFUSED,
-// ECONNRESET, ECONNABORTED, EPIPE, ETIMEDOUT, pgx's client-side connection errors with the
-// EOF or closed connection they carry, go-sql-driver/mysql's "invalid connection"); a
-// context deadline (context.DeadlineExceeded: the store did not answer in time); and what
-// a server says when it cannot serve: PostgreSQL's classes 08 (connection exception), 53
-// (insufficient resources) and 58 (system error) and 57P01, 57P02, 57P03, 57P05 (shutting
-// down, crashed, starting up, idle session timeout); MySQL/MariaDB's 1040 (too many
-// connections), 1053 (server shutdown), 1152-1161 (aborted connection, network errors),
-// 1927 (connection killed), and the client codes 2002, 2003, 2006, 2013, 2055; SQLite's
-// I/O, disk-full and cannot-open errors. A bare io.EOF is not: decoders return it for
-// short input, a message's fault. Like Transient it reads the drivers' errors without
-// linking any driver. runtime/consume builds on it to tell a store outage, which pauses a
-// consumer, from a message's failure, which counts toward its attempts.
+// ECONNRESET, ECONNABORTED, EPIPE, ETIMEDOUT, io.EOF and io.ErrUnexpectedEOF, which pgx
+// returns bare when the server closed the connection mid-statement, pgx's client-side
+// connection errors, go-sql-driver/mysql's "invalid connection"); a context deadline
+// (context.DeadlineExceeded: the store did not answer in time); and what a server says
+// when it cannot serve: PostgreSQL's classes 08 (connection exception), 53 (insufficient
+// resources) and 58 (system error) and 57P01, 57P02, 57P03, 57P05 (shutting down, crashed,
+// starting up, idle session timeout); MySQL/MariaDB's 1040 (too many connections), 1053
+// (server shutdown), 1152-1161 (aborted connection, network errors), 1927 (connection
+// killed), and the client codes 2002, 2003, 2006, 2013, 2055; SQLite's I/O, disk-full and
+// cannot-open errors. Like Transient it reads the drivers' errors without linking any
+// driver. runtime/consume builds on it to tell a store outage, which pauses a consumer,
+// from a message's failure, which counts toward its attempts; since a decoder's EOF on a
+// short message looks the same, its Gate still counts a failure that keeps coming while
+// the database serves other messages.
 func Unavailable(err error) bool { return sqlerr.Unavailable(err) }
 
 // Recorded reports whether key is recorded in l and within its TTL: its work committed.

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"reflect"
 	"strings"
@@ -225,8 +226,9 @@ const mysqlInvalidConn = "invalid connection"
 // again later may succeed: every Transient error; a connection that is broken or could not
 // be made (driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, a *net.OpError such as a
 // refused or reset connection, a net.Error that is a timeout, ECONNREFUSED, ECONNRESET,
-// ECONNABORTED, EPIPE, ETIMEDOUT; pgx's client-side connection errors, which carry the EOF or the closed
-// connection it met; go-sql-driver/mysql's ErrInvalidConn); a context deadline
+// ECONNABORTED, EPIPE, ETIMEDOUT; io.EOF and io.ErrUnexpectedEOF, which pgx returns bare
+// when the server closed the connection mid-statement; pgx's client-side connection
+// errors; go-sql-driver/mysql's ErrInvalidConn); a context deadline
 // (context.DeadlineExceeded: the store did not answer in time); and the errors servers
 // send when they cannot serve: PostgreSQL's classes 08 (connection exception), 53
 // (insufficient resources: disk full, out of memory, too many connections) and 58 (system
@@ -235,7 +237,9 @@ const mysqlInvalidConn = "invalid connection"
 // (server shutdown), 1152-1161 (aborted connection, network read or write failed), 1927
 // (connection killed), 2002, 2003, 2006, 2013 and 2055 (the client codes of a server not
 // reachable, gone away, or a connection lost). SQLite's I/O, full-disk and cannot-open
-// errors count too. A bare io.EOF does not: decoders return it for short input.
+// errors count too. The EOFs are also what a decoder returns for short input: a caller
+// that holds work back on this answer must still give up on work that keeps failing while
+// the database serves other work (runtime/consume's Gate does).
 func Unavailable(err error) bool { return drivers.unavailable(err) }
 
 func (p paths) unavailable(err error) bool {
@@ -245,7 +249,7 @@ func (p paths) unavailable(err error) bool {
 	if p.transient(err) {
 		return true
 	}
-	for _, target := range []error{driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, context.DeadlineExceeded,
+	for _, target := range []error{driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
 		syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE, syscall.ETIMEDOUT} {
 		if errors.Is(err, target) {
 			return true

@@ -238,8 +238,8 @@ func TestUnavailable(t *testing.T) {
 		want bool
 	}{
 		{"nil", nil, false},
-		{"bare EOF", io.EOF, false},
-		{"bare unexpected EOF", fmt.Errorf("decoding: %w", io.ErrUnexpectedEOF), false},
+		{"bare EOF", io.EOF, true},
+		{"unexpected EOF", fmt.Errorf("ledger: recording: %w", io.ErrUnexpectedEOF), true},
 		{"other", errors.New("boom"), false},
 		{"context canceled", context.Canceled, false},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true},
@@ -277,7 +277,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	hereWithPgconn := here
 	hereWithPgconn.pgconnPkg = here.mysqlPkg
-	for _, err := range []error{fmt.Errorf("ledger: %w", &pgconnError{io.ErrUnexpectedEOF}), &pgconnError{errors.New("conn closed")}} {
+	for _, err := range []error{fmt.Errorf("ledger: %w", &pgconnError{errors.New("write failed")}), &pgconnError{errors.New("conn closed")}} {
 		if !hereWithPgconn.unavailable(err) {
 			t.Errorf("unavailable(%v) = false for a pgconn error", err)
 		}
@@ -285,7 +285,7 @@ func TestUnavailable(t *testing.T) {
 	if hereWithPgconn.unavailable(&PgError{"23505"}) {
 		t.Error("a *PgError, the server's answer, was taken for a pgconn connection error")
 	}
-	if Unavailable(&pgconnError{io.EOF}) {
+	if Unavailable(&pgconnError{errors.New("conn closed")}) {
 		t.Error("Unavailable took a look-alike outside pgx's package for a pgconn error")
 	}
 }
