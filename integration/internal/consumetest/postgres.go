@@ -31,7 +31,8 @@ type Postgres struct {
 	dir  string // the data directory
 	log  string // the server's log file
 	port int
-	as   []string // the command prefix that runs a program as the server's owner
+	as   []string  // the command prefix that runs a program as the server's owner
+	up   time.Time // when the last Start first got an answer
 }
 
 // StartPostgres initdbs and starts a server (StartPostgres waits until it accepts
@@ -109,7 +110,8 @@ func (p *Postgres) run(name string, args ...string) ([]byte, error) {
 // Start starts the server (again) and returns once it accepts connections.
 func (p *Postgres) Start() {
 	p.t.Helper()
-	out, err := p.run("pg_ctl", "-D", p.dir, "-l", p.log, "-o", "-p "+strconv.Itoa(p.port), "-w", "-t", "120", "start")
+	// Not -w: pg_ctl would look every 100 ms; WaitUp asks every 5 ms.
+	out, err := p.run("pg_ctl", "-D", p.dir, "-l", p.log, "-o", "-p "+strconv.Itoa(p.port), "-W", "start")
 	if err != nil {
 		log, _ := os.ReadFile(p.log)
 		p.t.Fatalf("consumetest: pg_ctl start: %v: %s\n%s", err, out, lastLines(string(log), 20))
@@ -131,10 +133,12 @@ func (p *Postgres) WaitUp() {
 		err := db.PingContext(ctx)
 		cancel()
 		if err == nil {
+			p.up = time.Now()
 			return
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("consumetest: PostgreSQL on port %d does not answer: %v", p.port, err)
+			log, _ := os.ReadFile(p.log)
+			p.t.Fatalf("consumetest: PostgreSQL on port %d does not answer: %v\n%s", p.port, err, lastLines(string(log), 20))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
