@@ -563,7 +563,8 @@ var errAborted = errors.New("ledger: a key was recorded; the transaction is abor
 // less than INSERT ... ON CONFLICT ... RETURNING (no speculative insertion, no rows
 // back); when a key is there the INSERT fails, PostgreSQL aborts tx, and recordFresh
 // returns errAborted for the caller to roll back and run RecordBatch in a new
-// transaction. Elsewhere it is RecordBatch.
+// transaction. Elsewhere, and under Options.ReadUnscoped (which reads before it records),
+// it is RecordBatch.
 func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]bool, error) {
 	if l.dialect != Postgres || len(keys) < 2 || l.readUnscoped {
 		return l.RecordBatch(ctx, tx, keys)
