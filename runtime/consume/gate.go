@@ -63,7 +63,10 @@ type Gate struct {
 	until   time.Time
 	changed chan struct{} // closed and replaced whenever the state above changes
 
-	answered atomic.Uint64 // tries the store answered (speed only: the ProvenUp rule)
+	// down mirrors paused, written under mu and read without it (speed only: a try that
+	// reads it stale starts as if it had begun before the pause, which leave handles).
+	down     atomic.Bool
+	answered atomic.Uint64 // tries the store answered (the ProvenUp rule)
 }
 
 // Paused reports whether the store is taken to be unavailable.
@@ -118,6 +121,9 @@ const (
 
 // enter waits until a try may start, and reports whether it is the probe of a pause.
 func (g *Gate) enter(ctx context.Context) (probe bool, err error) {
+	if !g.down.Load() {
+		return false, nil
+	}
 	g.mu.Lock()
 	for {
 		if !g.paused {
@@ -160,6 +166,10 @@ func (g *Gate) enter(ctx context.Context) (probe bool, err error) {
 
 // leave records the outcome of a try that enter let start.
 func (g *Gate) leave(probe bool, outcome int) {
+	if outcome == answered && !probe && !g.down.Load() {
+		g.answered.Add(1)
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	before := g.state()
@@ -183,6 +193,7 @@ func (g *Gate) leave(probe bool, outcome int) {
 		}
 		// A try that began before the pause and failed leaves its schedule alone.
 	}
+	g.down.Store(g.paused)
 	if g.state() != before {
 		g.broadcast()
 	}
