@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -38,14 +40,30 @@ type Order struct {
 	CreatedAt time.Time
 }
 
-// orderMessage is the body of an order message.
-type orderMessage struct {
-	Cents int64 `json:"cents"`
-}
-
 // errBadOrder is the error of a message whose body is not an order; after MaxAttempts
 // deliveries the queue dead-letters it.
 var errBadOrder = errors.New("orderconsumer: the message is not an order")
+
+// decodeOrder reads an order message's body as examples/orders reads a new order's: one
+// JSON object {"cents": n}, n a positive whole number, no other member, nothing after it.
+func decodeOrder(body []byte) (cents int64, err error) {
+	bad := fmt.Errorf(`%w: want one JSON object {"cents": n}, n a positive whole number of cents`, errBadOrder)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var in struct {
+		Cents *int64 `json:"cents"`
+	}
+	if err := dec.Decode(&in); err != nil || in.Cents == nil {
+		return 0, bad
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return 0, bad // something after the object
+	}
+	if *in.Cents <= 0 {
+		return 0, fmt.Errorf("%w: cents must be positive, not %d", errBadOrder, *in.Cents)
+	}
+	return *in.Cents, nil
+}
 
 // config is what the service runs on.
 type config struct {
@@ -66,8 +84,8 @@ type service struct {
 // newService connects to RabbitMQ, declares the queue, opens the database and wires the
 // metrics: a snowflake generator (behind every OrderNo) and the consumer report through
 // idotel to an OpenTelemetry MeterProvider whose reader is the Prometheus exporter.
-func newService(ctx context.Context, cfg config) (s *service, err error) {
-	s = &service{}
+func newService(ctx context.Context, cfg config) (_ *service, err error) {
+	s := &service{} // not the result, which a failure sets to nil before the deferred Close
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -135,16 +153,26 @@ func newService(ctx context.Context, cfg config) (s *service, err error) {
 	if _, _, err := idrabbit.DeclareQueue(ch, cfg.Queue, idrabbit.QueueOptions{}); err != nil {
 		return nil, err
 	}
+	// key is what the ledger records (the message ID scoped by the queue); the order keeps
+	// the message ID itself, d.Key.
 	process := func(ctx context.Context, key string, d idrabbit.Delivery) (bool, error) {
-		var m orderMessage
-		if err := json.Unmarshal(d.Body, &m); err != nil {
-			return false, fmt.Errorf("%w: %v", errBadOrder, err)
+		cents, err := decodeOrder(d.Body)
+		if err != nil {
+			return false, err
 		}
 		// The order and the record of its key commit in one transaction: a redelivery, or
 		// a producer's retry, finds the key and writes nothing.
-		return idgorm.OnceTx(s.db.WithContext(ctx), dl, key, func(tx *gorm.DB) error {
-			return tx.Create(&Order{MessageID: key, Cents: m.Cents}).Error
+		ran, err := idgorm.OnceTx(s.db.WithContext(ctx), dl, key, func(tx *gorm.DB) error {
+			return tx.Create(&Order{MessageID: d.Key, Cents: cents}).Error
 		})
+		if err != nil && !consume.Unavailable(err) {
+			// A failure that counts toward the message's attempts: if the order committed
+			// after all (its COMMIT's answer lost), the message is done.
+			if done, rerr := dl.Recorded(ctx, sqlDB, key); rerr == nil && done {
+				return false, nil
+			}
+		}
+		return ran, err
 	}
 	if s.consumer, err = idrabbit.NewConsumer(conn, consume.Processor[idrabbit.Delivery](process),
 		idrabbit.Options{Queue: cfg.Queue, MaxAttempts: 3, Observer: deliveries}); err != nil {

@@ -139,18 +139,18 @@ func TestStats(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for range 1000 {
-				for o := consume.Processed; o <= consume.NoKey; o++ {
+				for o := consume.Processed; o <= consume.Paused; o++ {
 					s.Delivered(o, o == consume.Duplicate)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	want := consume.Counts{Processed: 4000, Duplicate: 4000, Failed: 4000, DeadLettered: 4000, NoKey: 4000, Redelivered: 4000}
+	want := consume.Counts{Processed: 4000, Duplicate: 4000, Failed: 4000, DeadLettered: 4000, NoKey: 4000, Paused: 4000, Redelivered: 4000}
 	if got := s.Counts(); got != want {
 		t.Errorf("Counts() = %+v, want %+v", got, want)
 	}
-	for o, name := range map[consume.Outcome]string{consume.Processed: "processed", consume.DeadLettered: "dead_lettered", consume.NoKey: "no_key", 0: "unknown"} {
+	for o, name := range map[consume.Outcome]string{consume.Processed: "processed", consume.DeadLettered: "dead_lettered", consume.NoKey: "no_key", consume.Paused: "paused", 0: "unknown"} {
 		if o.String() != name {
 			t.Errorf("%d.String() = %q, want %q", o, o.String(), name)
 		}

@@ -56,7 +56,7 @@ func ExampleOnceTx() {
 	db.QueryRow("SELECT count(*) FROM orders").Scan(&n)
 	fmt.Printf("%d row, %+v\n", n, stats.Counts())
 	// Output:
-	// 1 row, {Processed:1 Duplicate:1 Failed:0 DeadLettered:0 NoKey:0 Redelivered:1}
+	// 1 row, {Processed:1 Duplicate:1 Failed:0 DeadLettered:0 NoKey:0 Paused:0 Redelivered:1}
 }
 
 // Once for an effect outside the database, here a line printed: the key is claimed in an

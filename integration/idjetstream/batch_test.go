@@ -16,6 +16,7 @@ import (
 	"github.com/idgen/idgen/integration/internal/consumetest"
 	"github.com/idgen/idgen/plugins/idjetstream"
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // sizes records the largest batch a Batch saw.
@@ -74,8 +75,9 @@ func TestBatch(t *testing.T) {
 				}
 				return nil
 			}
+			scope := "jetstream:" + str.CachedInfo().Config.Name + ".batch" // the consumer's default Name
 			for _, k := range []string{"done1", "done2"} {
-				if ran, err := consume.OnceTx(s.DB, s.Ledger, fn)(ctx, k, idjetstream.Delivery{Key: k}); !ran || err != nil {
+				if ran, err := consume.OnceTx(s.DB, s.Ledger, fn)(ctx, ledger.ScopedKey(scope, k), idjetstream.Delivery{Key: k}); !ran || err != nil {
 					t.Fatalf("recording %s beforehand: %v %v", k, ran, err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -31,7 +32,9 @@ type childSpec struct {
 	URL, Stream, Consumer string
 	Store                 consumetest.Store
 	Prefetch, Conc        int
-	Batch                 bool // NewBatchConsumer with consume.OnceTxBatch
+	Batch                 bool   // NewBatchConsumer with consume.OnceTxBatch
+	Poison                string // the key of a message whose handler fails after writing its row
+	DeadLetterSubject     string // Options.DeadLetterSubject
 }
 
 func TestMain(m *testing.M) {
@@ -73,10 +76,15 @@ func child() error {
 	}
 	insert, pid := s.Insert(), os.Getpid()
 	fn := func(ctx context.Context, tx *sql.Tx, d idjetstream.Delivery) error {
-		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
-		return err
+		if _, err := tx.ExecContext(ctx, insert, d.Key, pid); err != nil {
+			return err
+		}
+		if spec.Poison != "" && d.Key == spec.Poison {
+			return errors.New("poison")
+		}
+		return nil
 	}
-	opts := idjetstream.Options{Prefetch: spec.Prefetch, Concurrency: spec.Conc,
+	opts := idjetstream.Options{Prefetch: spec.Prefetch, Concurrency: spec.Conc, DeadLetterSubject: spec.DeadLetterSubject,
 		OnError: func(d idjetstream.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }}
 	var c *idjetstream.Consumer
 	if spec.Batch {
@@ -234,6 +242,21 @@ func key(i int) string { return "m" + strconv.Itoa(i) }
 // Nats-Msg-Id, with up to 512 acknowledgements outstanding; a publish that fails is
 // retried. It returns how many copies JetStream dropped as duplicates.
 func publishTwice(url, subject string, n int) (dropped int, err error) {
+	return publish(url, subject, keys(n), 2)
+}
+
+// keys returns the keys of messages 0..n-1.
+func keys(n int) []string {
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = key(i)
+	}
+	return ks
+}
+
+// publish publishes the messages of keys to subject, each copies times in a row with the
+// same Nats-Msg-Id, as publishTwice does.
+func publish(url, subject string, keys []string, copies int) (dropped int, err error) {
 	nc, err := nats.Connect(url)
 	if err != nil {
 		return 0, err
@@ -270,13 +293,13 @@ func publishTwice(url, subject string, n int) (dropped int, err error) {
 		}
 		return nil
 	}
-	for i := range n {
-		for range 2 {
-			f, err := idjetstream.PublishAsync(js, subject, key(i), []byte(key(i)))
+	for _, k := range keys {
+		for range copies {
+			f, err := idjetstream.PublishAsync(js, subject, k, []byte(k))
 			if err != nil {
 				return dropped, err
 			}
-			window = append(window, pending{f, key(i)})
+			window = append(window, pending{f, k})
 		}
 		if err := flush(256); err != nil {
 			return dropped, err

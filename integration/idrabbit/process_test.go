@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -30,7 +31,9 @@ type childSpec struct {
 	URL, Queue     string
 	Store          consumetest.Store
 	Prefetch, Conc int
-	Batch          bool // NewBatchConsumer with consume.OnceTxBatch
+	Batch          bool   // NewBatchConsumer with consume.OnceTxBatch
+	MaxAttempts    int    // Options.MaxAttempts
+	Poison         string // the key of a message whose handler fails after writing its row
 }
 
 func TestMain(m *testing.M) {
@@ -62,10 +65,15 @@ func child() error {
 	defer conn.Close()
 	insert, pid := s.Insert(), os.Getpid()
 	fn := func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
-		_, err := tx.ExecContext(ctx, insert, d.Key, pid)
-		return err
+		if _, err := tx.ExecContext(ctx, insert, d.Key, pid); err != nil {
+			return err
+		}
+		if spec.Poison != "" && d.Key == spec.Poison {
+			return errors.New("poison")
+		}
+		return nil
 	}
-	opts := idrabbit.Options{Queue: spec.Queue, Prefetch: spec.Prefetch, Concurrency: spec.Conc,
+	opts := idrabbit.Options{Queue: spec.Queue, Prefetch: spec.Prefetch, Concurrency: spec.Conc, MaxAttempts: spec.MaxAttempts,
 		OnError: func(d idrabbit.Delivery, err error) { fmt.Fprintln(os.Stderr, err) }}
 	var c *idrabbit.Consumer
 	if spec.Batch {
@@ -199,7 +207,20 @@ func key(i int) string { return "m" + strconv.Itoa(i) }
 
 // publishTwice publishes messages 0..n-1 to queue q, each twice in a row, with up to 512
 // confirmations outstanding; a nacked message is published again.
-func publishTwice(url, q string, n int) error {
+func publishTwice(url, q string, n int) error { return publish(url, q, keys(n), 2) }
+
+// keys returns the keys of messages 0..n-1.
+func keys(n int) []string {
+	ks := make([]string, n)
+	for i := range ks {
+		ks[i] = key(i)
+	}
+	return ks
+}
+
+// publish publishes the messages of keys to queue q, each copies times in a row, with up
+// to 512 confirmations outstanding; a nacked message is published again.
+func publish(url, q string, keys []string, copies int) error {
 	conn, err := amqp.Dial(url)
 	if err != nil {
 		return err
@@ -235,13 +256,13 @@ func publishTwice(url, q string, n int) error {
 		}
 		return nil
 	}
-	for i := range n {
-		for range 2 {
-			dc, err := pub.PublishAsync(ctx, "", q, key(i), amqp.Publishing{Body: []byte(key(i))})
+	for _, k := range keys {
+		for range copies {
+			dc, err := pub.PublishAsync(ctx, "", q, k, amqp.Publishing{Body: []byte(k)})
 			if err != nil {
 				return err
 			}
-			window = append(window, pending{dc, key(i)})
+			window = append(window, pending{dc, k})
 		}
 		if err := flush(512); err != nil {
 			return err

@@ -199,3 +199,32 @@ func TestLowestFree(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayHolderKeys: keys under holder/ that are not a worker ID in canonical decimal
+// ("-0", "00", "01", "+1", "007", "x", left by hand or by another tool) neither hold an ID
+// nor make Acquire try one that is held: with 0 and 1 held, the next claim is 2, then 3,
+// and then all are taken. (A stray "-0" beside a held 0 made Acquire try 1, held, a
+// hundred times, failing with "lost 100 races" while 2 and 3 were free.)
+func TestStrayHolderKeys(t *testing.T) {
+	b, c := newT(t, "stray")
+	ctx := context.Background()
+	for _, want := range []int64{0, 1} {
+		if cl, err := b.Acquire(ctx, 3, lease.NewToken(), time.Minute); err != nil || cl.Worker != want {
+			t.Fatalf("acquire = %d, %v; want %d", cl.Worker, err, want)
+		}
+	}
+	for _, stray := range []string{"-0", "00", "01", "+1", "007", "x", "2x"} {
+		if _, err := c.Put(ctx, b.Keys()[0]+stray, "stray"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int64{2, 3} {
+		if cl, err := b.Acquire(ctx, 3, lease.NewToken(), time.Minute); err != nil || cl.Worker != want {
+			t.Fatalf("acquire with stray holder keys = %d, %v; want %d", cl.Worker, err, want)
+		}
+	}
+	var full *lease.AllTakenError
+	if _, err := b.Acquire(ctx, 3, lease.NewToken(), time.Minute); !errors.As(err, &full) {
+		t.Fatalf("acquire with 0-3 held: %v, want *lease.AllTakenError", err)
+	}
+}

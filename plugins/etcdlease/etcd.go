@@ -155,7 +155,10 @@ func (b *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 }
 
 // lowestFree lists the holder keys and returns the lowest ID in [0, max] without one, or
-// an *AllTakenError.
+// an *AllTakenError. Only a key whose suffix is an ID as Acquire writes it (canonical
+// decimal: no sign, no leading zero) holds that ID: a stray "01", "+1" or "-0" is not the
+// key the claim's transaction compares, so counting it would make Acquire try a held ID
+// again and again, or skip a free one.
 func (b *Backend) lowestFree(ctx context.Context, max int64) (int64, error) {
 	resp, err := b.c.Get(ctx, b.holder, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
@@ -163,11 +166,13 @@ func (b *Backend) lowestFree(ctx context.Context, max int64) (int64, error) {
 	}
 	held := make([]int64, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
-		if w, err := strconv.ParseInt(strings.TrimPrefix(string(kv.Key), b.holder), 10, 64); err == nil && w >= 0 && w <= max {
+		id := strings.TrimPrefix(string(kv.Key), b.holder)
+		if w, err := strconv.ParseInt(id, 10, 64); err == nil && w >= 0 && w <= max && strconv.FormatInt(w, 10) == id {
 			held = append(held, w)
 		}
 	}
 	slices.Sort(held)
+	held = slices.Compact(held)
 	w := int64(0)
 	for _, h := range held {
 		if h != w {

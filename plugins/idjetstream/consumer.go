@@ -13,12 +13,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // Delivery is a message as a Processor sees it. The Consumer acknowledges it: a handler
 // must not call its Ack, Nak, Term or InProgress.
 type Delivery struct {
 	// Key is the message's key: its Nats-Msg-Id header, or the header Options.KeyHeader.
+	// The Processor is given it scoped by the consumer's name (Options.Name) to record.
 	Key string
 	// Attempt is JetStream's count of deliveries of the message, 1 for the first.
 	Attempt int
@@ -63,6 +65,12 @@ const (
 
 // Options configures a Consumer; the zero value is ready.
 type Options struct {
+	// Name scopes the keys the Consumer's Processor records (ledger.ScopedKey):
+	// "jetstream:", the stream's name, and for a durable consumer "." and its name, if
+	// empty. Consumers of different streams, or different durable consumers of one
+	// stream, thus never take each other's message IDs for done, even with one ledger;
+	// consumers that must (a durable renamed) set the same Name.
+	Name string
 	// Prefetch is how many messages are pulled ahead (jetstream.PullMaxMessages);
 	// DefaultPrefetch if zero. Keep it under the consumer's MaxAckPending.
 	Prefetch int
@@ -85,7 +93,10 @@ type Options struct {
 	// is kept, with Nats-Msg-Id renamed to Idgen-Dead-Msg-Id so that the dead-letter
 	// stream's duplicate window does not drop it.
 	DeadLetterSubject string
-	// OnError hears every error: a Processor's (with the attempt), a message without a
+	// Gate pauses the Consumer while its store is unavailable; a Gate of its own with
+	// the consume defaults if nil.
+	Gate *consume.Gate
+	// OnError hears every error: a Processor's (a *FailedError), a message without a
 	// key (a *consume.NoKeyError), a failed acknowledgement or dead-letter publish, a pull
 	// error. It is called from the workers, concurrently; d is the zero Delivery for a pull
 	// error. Nil logs them with slog.Default at level Warn.
@@ -115,6 +126,7 @@ type Consumer struct {
 	ackWait    time.Duration
 	backOff    []time.Duration
 	maxDeliver int
+	gate       *consume.Gate
 	stats      consume.Stats
 }
 
@@ -148,7 +160,17 @@ func NewConsumer(js jetstream.JetStream, cons jetstream.Consumer, p consume.Proc
 			slog.Warn("idjetstream: delivery", "consumer", info.Name, "key", d.Key, "attempt", d.Attempt, "err", err)
 		}
 	}
-	return &Consumer{js: js, cons: cons, proc: p, opts: opts,
+	if opts.Name == "" {
+		opts.Name = "jetstream:" + info.Stream
+		if info.Config.Durable != "" {
+			opts.Name += "." + info.Config.Durable
+		}
+	}
+	gate := opts.Gate
+	if gate == nil {
+		gate = &consume.Gate{}
+	}
+	return &Consumer{js: js, cons: cons, proc: p, opts: opts, gate: gate,
 		ackWait: info.Config.AckWait, backOff: info.Config.BackOff, maxDeliver: info.Config.MaxDeliver}, nil
 }
 
@@ -180,7 +202,8 @@ func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
 // Run processes messages until ctx ends, then stops pulling, finishes the messages already
 // received and returns nil; or until the connection closes or the consumer is deleted, and
 // returns an error saying so. Processors run with a context that ctx's end does not
-// cancel, so that work under way commits and is acknowledged.
+// cancel, so that work under way commits and is acknowledged; a message waiting for an
+// unavailable store (paused) when ctx ends is given back (Nak).
 func (c *Consumer) Run(ctx context.Context) error {
 	it, err := c.cons.Messages(jetstream.PullMaxMessages(c.opts.Prefetch))
 	if err != nil {
@@ -193,7 +216,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		for range c.opts.Concurrency {
 			wg.Go(func() {
 				for h := range msgs {
-					c.handle(work, c.delivery(h.Msg), h.stop)
+					c.handle(work, ctx, c.delivery(h.Msg), h.stop)
 				}
 			})
 		}
@@ -202,7 +225,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		for range c.opts.Concurrency {
 			wg.Go(func() {
 				for b := range batches {
-					c.handleBatch(work, b)
+					c.handleBatch(work, ctx, b)
 				}
 			})
 		}
@@ -254,35 +277,50 @@ func (c *Consumer) delivery(m jetstream.Msg) Delivery {
 }
 
 // handleBatch processes msgs in one call of the Batch and acknowledges them after it
-// returned; if it failed, it handles them one by one. A message without a key is handled
-// alone, as it would be without batching.
-func (c *Consumer) handleBatch(ctx context.Context, hs []held) {
+// returned; if it failed with an error of a message (not of the store), it handles them
+// one by one. A message without a key is handled alone, as it would be without batching.
+func (c *Consumer) handleBatch(ctx, gateCtx context.Context, hs []held) {
 	ds := make([]Delivery, 0, len(hs))
 	keys := make([]string, 0, len(hs))
 	stops := make([]func(), 0, len(hs))
 	for _, h := range hs {
 		d := c.delivery(h.Msg)
 		if d.Key == "" {
-			c.handle(ctx, d, h.stop)
+			c.handle(ctx, gateCtx, d, h.stop)
 			continue
 		}
 		ds = append(ds, d)
-		keys = append(keys, d.Key)
+		keys = append(keys, c.recordKey(d))
 		stops = append(stops, h.stop)
 	}
 	if len(ds) <= 1 {
 		for i, d := range ds {
-			c.handle(ctx, d, stops[i])
+			c.handle(ctx, gateCtx, d, stops[i])
 		}
 		return
 	}
-	ran, err := c.batch(ctx, keys, ds)
+	var ran []bool
+	done, err := c.gate.Run(gateCtx, func() error {
+		var err error
+		ran, err = c.batch(ctx, keys, ds)
+		return err
+	}, func(err error) {
+		for _, d := range ds {
+			c.paused(d, err)
+		}
+	})
+	if !done {
+		for i, d := range ds {
+			c.giveBack(d, stops[i])
+		}
+		return
+	}
 	if err != nil {
 		// Nothing of the batch committed: each message alone gets what it would have got
 		// without batching, the failing one its redelivery or termination; each is kept in
 		// progress until then.
 		for i, d := range ds {
-			c.handle(ctx, d, stops[i])
+			c.handle(ctx, gateCtx, d, stops[i])
 		}
 		return
 	}
@@ -297,9 +335,9 @@ func (c *Consumer) handleBatch(ctx context.Context, hs []held) {
 	}
 }
 
-// handle processes one message and acknowledges, redelivers or terminates it; stop ends
-// its keepInProgress first.
-func (c *Consumer) handle(ctx context.Context, d Delivery, stop func()) {
+// handle processes one message through the gate and acknowledges, redelivers or
+// terminates it; stop ends its keepInProgress first.
+func (c *Consumer) handle(ctx, gateCtx context.Context, d Delivery, stop func()) {
 	m := d.Msg
 	redelivered := d.Attempt > 1
 	if d.Key == "" {
@@ -320,7 +358,16 @@ func (c *Consumer) handle(ctx context.Context, d Delivery, stop func()) {
 		}
 		return
 	}
-	ran, err := c.proc(ctx, d.Key, d)
+	var ran bool
+	done, err := c.gate.Run(gateCtx, func() error {
+		var err error
+		ran, err = c.proc(ctx, c.recordKey(d), d)
+		return err
+	}, func(err error) { c.paused(d, err) })
+	if !done {
+		c.giveBack(d, stop)
+		return
+	}
 	stop()
 	switch {
 	case err == nil:
@@ -339,6 +386,23 @@ func (c *Consumer) handle(ctx context.Context, d Delivery, stop func()) {
 		c.opts.OnError(d, &FailedError{Key: d.Key, Attempt: d.Attempt, Err: err})
 		c.ack(d, c.nak(d))
 	}
+}
+
+// recordKey is the key d's Processor records: its key scoped by the Consumer's name.
+func (c *Consumer) recordKey(d Delivery) string { return ledger.ScopedKey(c.opts.Name, d.Key) }
+
+// paused reports a try that failed because the store was unavailable: the message is held
+// in progress and tried again, and JetStream counts no delivery.
+func (c *Consumer) paused(d Delivery, err error) {
+	c.observe(consume.Paused, d.Attempt > 1)
+	c.opts.OnError(d, &FailedError{Key: d.Key, Attempt: d.Attempt, Paused: true, Err: err})
+}
+
+// giveBack returns a message Run stopped waiting for the store with: Nak, for another
+// consumer to take it at once (JetStream counts that delivery).
+func (c *Consumer) giveBack(d Delivery, stop func()) {
+	stop()
+	c.ack(d, d.Nak())
 }
 
 // retryDelay is how long JetStream is asked to wait before the delivery after attempt:
@@ -467,6 +531,9 @@ type FailedError struct {
 	// Terminated says the message reached MaxDeliver and was terminated (and
 	// dead-lettered if Options.DeadLetterSubject is set); otherwise it was redelivered.
 	Terminated bool
+	// Paused says the store was unavailable (consume.Unavailable): the Consumer paused,
+	// keeps the message in progress and tries it again, and JetStream counts no delivery.
+	Paused bool
 	// Err is the Processor's error.
 	Err error
 }
@@ -474,8 +541,11 @@ type FailedError struct {
 // Error implements error.
 func (e *FailedError) Error() string {
 	what := "redelivered"
-	if e.Terminated {
+	switch {
+	case e.Terminated:
 		what = "terminated"
+	case e.Paused:
+		what = "the store is unavailable, paused, held and tried again without counting"
 	}
 	return fmt.Sprintf("idjetstream: message %q failed on attempt %d, %s: %v", e.Key, e.Attempt, what, e.Err)
 }

@@ -37,7 +37,24 @@
 // Options.NoKey: terminated (NoKeyTerm, the default: JetStream never redelivers it),
 // published to Options.DeadLetterSubject and terminated (NoKeyDeadLetter), or left for
 // redelivery after AckWait (NoKeyNak, for a producer known to add keys later: it is counted
-// at each delivery until MaxDeliver).
+// at each delivery until MaxDeliver). The Processor records the key scoped by
+// Options.Name (ledger.ScopedKey; "jetstream:", the stream and, for a durable consumer, "."
+// and its name, by default), so that consumers of two streams, or two durables of one,
+// sharing a ledger never take each other's message IDs for done.
+//
+// # Store outages
+//
+// A Processor error that consume.Unavailable recognises (a refused, reset or closed
+// connection, a server shutting down or starting up, a timeout, a deadlock) is the
+// store's, not the message's: the Consumer pauses (Options.Gate, consume.Gate): no worker
+// starts another message, one probes the store every 50 ms at first, doubling up to 1 s,
+// with its message, and the first try that succeeds resumes all. The messages wait in
+// progress (InProgress every AckWait/2), neither Nak'ed nor terminated, so JetStream
+// neither redelivers them nor counts a delivery: an outage terminates nothing, whatever
+// MaxDeliver. A failure that looks like the store's while the store serves other messages
+// counts (consume.ProvenUp). Messages pulled ahead and not yet taken by a worker are not
+// kept in progress: an outage longer than AckWait redelivers them once when the consumer
+// pulls again (one delivery counted, for at most Prefetch messages per consumer).
 //
 // # Acknowledgement
 //
@@ -52,6 +69,6 @@
 // counts toward MaxDeliver). Each is acknowledged after its Processor returned nil: the
 // effect committed or was already done. The acknowledgement is not waited for: if it is
 // lost, JetStream redelivers the message after AckWait and the Processor finds its key
-// done. When ctx ends, Run stops pulling, finishes the messages it already received, and
-// returns.
+// done. When ctx ends, Run stops pulling, finishes the messages it already received (those
+// waiting for an unavailable store are given back with Nak), and returns.
 package idjetstream

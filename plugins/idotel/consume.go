@@ -12,7 +12,7 @@ import (
 // Attributes of idgen.consumer.messages.
 const (
 	// ConsumerOutcomeKey names what became of a delivery: the consume.Outcome's name
-	// (processed, duplicate, failed, dead_lettered, no_key).
+	// (processed, duplicate, failed, dead_lettered, no_key, paused).
 	ConsumerOutcomeKey = attribute.Key("idgen.consumer.outcome")
 	// ConsumerRedeliveredKey says whether the broker marked the delivery as a redelivery.
 	ConsumerRedeliveredKey = attribute.Key("idgen.consumer.redelivered")
@@ -23,7 +23,7 @@ const (
 // for concurrent use.
 type Consumer struct {
 	messages metric.Int64Counter
-	byOut    [consume.NoKey + 1][2][]metric.AddOption
+	byOut    [consume.Paused + 1][2][]metric.AddOption
 }
 
 var _ consume.Observer = (*Consumer)(nil)

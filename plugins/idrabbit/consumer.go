@@ -1,27 +1,30 @@
 package idrabbit
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/idgen/idgen/runtime/consume"
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // Delivery is a message as a Processor sees it. The Consumer acknowledges it: a handler
 // must not call its Ack, Nack or Reject.
 type Delivery struct {
-	// Key is the message's key: its message ID, or the header Options.KeyHeader.
+	// Key is the message's key: its message ID, or the header Options.KeyHeader. The
+	// Processor is given it scoped by the consumer's name (Options.Name) to record.
 	Key string
-	// Attempt is 1 for a first delivery, and one more than RabbitMQ's x-delivery-count
-	// on a redelivery from a quorum queue.
+	// Attempt is 1 for a first try, one more for each try whose Processor failed (the
+	// Consumer counts those itself), and, on a delivery RabbitMQ marks as redelivered,
+	// more by the deliveries RabbitMQ counted before it (x-delivery-count, which quorum
+	// queues set; a producer's x-delivery-count on a first delivery is ignored). A try
+	// that failed because the store was unavailable (consume.Unavailable) is not counted.
 	Attempt int
 	amqp.Delivery
 }
@@ -42,17 +45,39 @@ const (
 	DefaultPrefetch    = 64
 	DefaultConcurrency = 8
 	DefaultMaxAttempts = 5
+	// DefaultRetryDelay is the wait before the second try of a message whose Processor
+	// failed; it doubles with each further try, up to MaxRetryDelay.
+	DefaultRetryDelay = 250 * time.Millisecond
+	// DefaultMaxInFlightBytes bounds the bodies a Consumer holds, received and not yet
+	// settled, when Options.MaxInFlightBytes is zero.
+	DefaultMaxInFlightBytes = 16 << 20
 )
+
+// MaxRetryDelay is the longest wait between two tries of a failing message.
+const MaxRetryDelay = time.Minute
 
 // Options configures a Consumer. Queue is required.
 type Options struct {
 	// Queue is the queue to consume.
 	Queue string
-	// ConsumerTag names the consumer to RabbitMQ; a unique tag if empty.
+	// Name scopes the keys the Consumer's Processor records (ledger.ScopedKey):
+	// "rabbitmq:" followed by Queue if empty. Consumers of different queues thus never
+	// take each other's message IDs for done, even with one ledger; consumers that must
+	// (one queue renamed to another) set the same Name.
+	Name string
+	// ConsumerTag names the consumer to RabbitMQ; a unique tag if empty. The Consumer
+	// consumes again when it changes its prefetch (see MaxInFlightBytes), with the tag
+	// followed by "." and a number.
 	ConsumerTag string
-	// Prefetch is how many unacknowledged deliveries RabbitMQ sends ahead (basic.qos);
+	// Prefetch is the most unacknowledged deliveries RabbitMQ sends ahead (basic.qos);
 	// DefaultPrefetch if zero.
 	Prefetch int
+	// MaxInFlightBytes bounds the bodies of the deliveries the Consumer holds (received,
+	// not yet acknowledged or rejected): it lowers the prefetch to as many deliveries of
+	// the largest body among the latest Prefetch as fit, down to one, and raises it again
+	// when bodies shrink. DefaultMaxInFlightBytes if zero; negative for no bound but
+	// Prefetch. A single body larger than the bound is still received, alone.
+	MaxInFlightBytes int64
 	// Concurrency is how many deliveries are processed at once; DefaultConcurrency if
 	// zero. Deliveries of one key processed at once serialise in the Processor.
 	Concurrency int
@@ -61,13 +86,21 @@ type Options struct {
 	KeyHeader string
 	// NoKey routes a message that has no key; NoKeyReject if zero.
 	NoKey NoKeyAction
-	// MaxAttempts is the attempt at which a failing delivery is dead-lettered instead of
-	// requeued; DefaultMaxAttempts if zero, and 1 dead-letters at the first failure.
-	// Attempts are counted only in quorum queues (see the package doc).
+	// MaxAttempts is the attempt at which a failing delivery is dead-lettered (rejected
+	// without requeue) instead of tried again; DefaultMaxAttempts if zero, and 1
+	// dead-letters at the first failure.
 	MaxAttempts int
-	// OnError hears every error: a Processor's (with the attempt), a message without a
-	// key (a *consume.NoKeyError), a failed acknowledgement. It is called from the
-	// workers, concurrently. Nil logs them with slog.Default at level Warn.
+	// RetryDelay is the wait before a failed delivery is tried again, doubling with each
+	// further try, up to MaxRetryDelay; the Consumer holds the delivery meanwhile (it
+	// stays unacknowledged, and takes one of the Prefetch). DefaultRetryDelay if zero;
+	// negative to try again at once.
+	RetryDelay time.Duration
+	// Gate pauses the Consumer while its store is unavailable; a Gate of its own with
+	// the consume defaults if nil.
+	Gate *consume.Gate
+	// OnError hears every error: a Processor's (a *FailedError), a message without a key
+	// (a *consume.NoKeyError), a failed acknowledgement. It is called from the workers,
+	// concurrently. Nil logs them with slog.Default at level Warn.
 	OnError func(d Delivery, err error)
 	// Observer, if set, hears every outcome besides the Consumer's own Stats.
 	Observer consume.Observer
@@ -102,6 +135,7 @@ type Consumer struct {
 	proc  consume.Processor[Delivery]
 	batch consume.Batch[Delivery] // nil: one delivery at a time
 	opts  Options
+	gate  *consume.Gate
 	stats consume.Stats
 }
 
@@ -116,8 +150,19 @@ func NewConsumer(conn *amqp.Connection, p consume.Processor[Delivery], opts Opti
 	if conn.IsRecoveryEnabled() {
 		return nil, ErrRecovery
 	}
+	return newConsumer(conn, p, opts), nil
+}
+
+// newConsumer fills in the defaults of opts.
+func newConsumer(conn *amqp.Connection, p consume.Processor[Delivery], opts Options) *Consumer {
+	if opts.Name == "" {
+		opts.Name = "rabbitmq:" + opts.Queue
+	}
 	if opts.Prefetch <= 0 {
 		opts.Prefetch = DefaultPrefetch
+	}
+	if opts.MaxInFlightBytes == 0 {
+		opts.MaxInFlightBytes = DefaultMaxInFlightBytes
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
@@ -125,19 +170,26 @@ func NewConsumer(conn *amqp.Connection, p consume.Processor[Delivery], opts Opti
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = DefaultMaxAttempts
 	}
+	if opts.RetryDelay == 0 {
+		opts.RetryDelay = DefaultRetryDelay
+	}
 	if opts.OnError == nil {
 		opts.OnError = func(d Delivery, err error) {
 			slog.Warn("idrabbit: delivery", "queue", opts.Queue, "key", d.Key, "attempt", d.Attempt, "err", err)
 		}
 	}
-	return &Consumer{conn: conn, proc: p, opts: opts}, nil
+	gate := opts.Gate
+	if gate == nil {
+		gate = &consume.Gate{}
+	}
+	return &Consumer{conn: conn, proc: p, opts: opts, gate: gate}
 }
 
 // NewBatchConsumer returns a Consumer of opts.Queue on conn that processes up to
 // opts.BatchSize deliveries at once through b (consume.OnceTxBatch: one transaction, one
 // statement recording the keys), and acknowledges them after b returned. If b fails, the
 // batch is processed again one delivery at a time through b.Processor(), so each delivery
-// is acknowledged, requeued or dead-lettered as NewConsumer's Consumer would; b must
+// is acknowledged, retried or dead-lettered as NewConsumer's Consumer would; b must
 // therefore commit nothing when it fails. Run starts it.
 func NewBatchConsumer(conn *amqp.Connection, b consume.Batch[Delivery], opts Options) (*Consumer, error) {
 	if b == nil {
@@ -158,172 +210,80 @@ func NewBatchConsumer(conn *amqp.Connection, b consume.Batch[Delivery], opts Opt
 // Stats returns the outcomes counted so far.
 func (c *Consumer) Stats() consume.Counts { return c.stats.Counts() }
 
-// Run consumes the queue until ctx ends, then cancels the consumer, finishes the deliveries
-// already received and returns nil; or until RabbitMQ cancels the consumer (ErrCancelled),
-// or the channel or connection closes, and returns an error matching *amqp.Error when
-// RabbitMQ said why. Processors run with a context that ctx's end does not cancel, so that
-// work under way commits and is acknowledged. Run may be called again after it returned, on
-// a working connection.
-func (c *Consumer) Run(ctx context.Context) error {
-	ch, err := c.conn.Channel()
-	if err != nil {
-		return fmt.Errorf("idrabbit: opening a channel: %w", err)
-	}
-	defer ch.Close()
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	// amqp091-go tells cancels before it closes the deliveries, and closes this when the
-	// channel closes.
-	cancelled := ch.NotifyCancel(make(chan string, 1))
-	if err := ch.Qos(c.opts.Prefetch, 0, false); err != nil {
-		return fmt.Errorf("idrabbit: setting the prefetch: %w", err)
-	}
-	tag := c.opts.ConsumerTag
-	if tag == "" {
-		tag = fmt.Sprintf("idrabbit-%d-%d", os.Getpid(), tags.Add(1))
-	}
-	deliveries, err := ch.Consume(c.opts.Queue, tag, false, false, false, false, nil)
-	if err != nil {
-		return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, err)
-	}
-	work := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	if c.batch == nil {
-		for range c.opts.Concurrency {
-			wg.Go(func() {
-				for d := range deliveries {
-					c.handle(work, c.delivery(d))
-				}
-			})
-		}
-	} else {
-		batches := consume.Batches(deliveries, c.opts.BatchSize)
-		for range c.opts.Concurrency {
-			wg.Go(func() {
-				for b := range batches {
-					c.handleBatch(work, b)
-				}
-			})
-		}
-	}
-	// Cancel makes RabbitMQ stop sending, and the library close deliveries once what it
-	// already received is handed out, so every worker ends after its last delivery.
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		// deliveries closed: RabbitMQ cancelled the consumer, or the channel or the
-		// connection went away.
-		var e *amqp.Error
-		select {
-		case e = <-closed:
-		case _, ok := <-cancelled:
-			if ok {
-				return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, ErrCancelled)
-			}
-			e = <-closed // the channel closed: closed has the reason, or is closed too
-		}
-		if e != nil {
-			return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, e)
-		}
-		return fmt.Errorf("idrabbit: consuming %q: %w", c.opts.Queue, amqp.ErrClosed)
-	case <-ctx.Done():
-	}
-	if err := ch.Cancel(tag, false); err != nil {
-		<-done
-		return fmt.Errorf("idrabbit: cancelling the consumer of %q: %w", c.opts.Queue, err)
-	}
-	<-done
-	return nil
-}
-
 // tags numbers the consumer tags Run makes up.
 var tags atomic.Uint64
 
-// delivery wraps raw.
+// delivery wraps raw. Only a redelivery's x-delivery-count is RabbitMQ's: on a first
+// delivery the header, if any, is the producer's.
 func (c *Consumer) delivery(raw amqp.Delivery) Delivery {
-	d := Delivery{Attempt: 1 + deliveryCount(raw.Headers), Delivery: raw}
+	d := Delivery{Attempt: 1, Delivery: raw}
+	if raw.Redelivered {
+		d.Attempt += deliveryCount(raw.Headers)
+	}
 	d.Key = c.key(&raw)
 	return d
 }
 
-// handleBatch processes deliveries in one call of the Batch and acknowledges them after
-// it returned; if it failed, it handles them one by one. A delivery without a key is
-// handled alone, as it would be without batching.
-func (c *Consumer) handleBatch(ctx context.Context, raws []amqp.Delivery) {
-	ds := make([]Delivery, 0, len(raws))
-	keys := make([]string, 0, len(raws))
-	for _, raw := range raws {
-		d := c.delivery(raw)
-		if d.Key == "" {
-			c.handle(ctx, d)
-			continue
-		}
-		ds = append(ds, d)
-		keys = append(keys, d.Key)
+// recordKey is the key d's Processor records: its key scoped by the Consumer's name.
+func (c *Consumer) recordKey(d Delivery) string { return ledger.ScopedKey(c.opts.Name, d.Key) }
+
+// retryDelay is the wait after the failed try attempt: RetryDelay doubled attempt-1
+// times, at most MaxRetryDelay; 0 for a negative RetryDelay.
+func (c *Consumer) retryDelay(attempt int) time.Duration {
+	d := c.opts.RetryDelay
+	if d < 0 {
+		return 0
 	}
-	if len(ds) <= 1 {
-		for _, d := range ds {
-			c.handle(ctx, d)
-		}
-		return
+	for i := 1; i < attempt && d < MaxRetryDelay; i++ {
+		d *= 2
 	}
-	ran, err := c.batch(ctx, keys, ds)
-	if err != nil {
-		// Nothing of the batch committed: each delivery alone gets what it would have got
-		// without batching, the failing one its requeue or dead letter.
-		for _, d := range ds {
-			c.handle(ctx, d)
-		}
-		return
+	return min(d, MaxRetryDelay)
+}
+
+// noKey counts and routes a delivery without a key.
+func (c *Consumer) noKey(d Delivery) {
+	raw := d.Delivery
+	c.observe(consume.NoKey, raw.Redelivered)
+	source := "message-id property"
+	if c.opts.KeyHeader != "" {
+		source = "header " + strconv.Quote(c.opts.KeyHeader)
 	}
-	for i, d := range ds { // after the commit
-		if ran[i] {
+	c.opts.OnError(d, &consume.NoKeyError{Source: source, Message: "with delivery tag " + strconv.FormatUint(raw.DeliveryTag, 10)})
+	if c.opts.NoKey == NoKeyDrop {
+		c.ack(d, raw.Ack(false))
+	} else {
+		c.ack(d, raw.Reject(false))
+	}
+}
+
+// paused reports a try that failed because the store was unavailable.
+func (c *Consumer) paused(d Delivery, err error) {
+	c.observe(consume.Paused, d.Redelivered)
+	c.opts.OnError(d, &FailedError{Queue: c.opts.Queue, Key: d.Key, Attempt: d.Attempt, Paused: true, Err: err})
+}
+
+// settle acknowledges d after its Processor returned: ack on success; on failure, a
+// reject without requeue (a dead letter) at MaxAttempts, and otherwise retry is called
+// with d's next attempt and the delay before it, the delivery still held.
+func (c *Consumer) settle(d Delivery, ran bool, err error, retry func(d Delivery, after time.Duration)) {
+	switch {
+	case err == nil:
+		if ran {
 			c.observe(consume.Processed, d.Redelivered)
 		} else {
 			c.observe(consume.Duplicate, d.Redelivered)
 		}
 		c.ack(d, d.Ack(false))
-	}
-}
-
-// handle processes one delivery and acknowledges it, or rejects it with or without
-// requeue.
-func (c *Consumer) handle(ctx context.Context, d Delivery) {
-	raw := d.Delivery
-	if d.Key == "" {
-		c.observe(consume.NoKey, raw.Redelivered)
-		source := "message-id property"
-		if c.opts.KeyHeader != "" {
-			source = "header " + strconv.Quote(c.opts.KeyHeader)
-		}
-		c.opts.OnError(d, &consume.NoKeyError{Source: source, Message: "with delivery tag " + strconv.FormatUint(raw.DeliveryTag, 10)})
-		if c.opts.NoKey == NoKeyDrop {
-			c.ack(d, raw.Ack(false))
-		} else {
-			c.ack(d, raw.Reject(false))
-		}
-		return
-	}
-	ran, err := c.proc(ctx, d.Key, d)
-	switch {
-	case err == nil:
-		if ran {
-			c.observe(consume.Processed, raw.Redelivered)
-		} else {
-			c.observe(consume.Duplicate, raw.Redelivered)
-		}
-		c.ack(d, raw.Ack(false))
 	case d.Attempt >= c.opts.MaxAttempts:
-		c.observe(consume.DeadLettered, raw.Redelivered)
+		c.observe(consume.DeadLettered, d.Redelivered)
 		c.opts.OnError(d, &FailedError{Queue: c.opts.Queue, Key: d.Key, Attempt: d.Attempt, DeadLettered: true, Err: err})
-		c.ack(d, raw.Reject(false))
+		c.ack(d, d.Reject(false))
 	default:
-		c.observe(consume.Failed, raw.Redelivered)
+		c.observe(consume.Failed, d.Redelivered)
 		c.opts.OnError(d, &FailedError{Queue: c.opts.Queue, Key: d.Key, Attempt: d.Attempt, Err: err})
-		// basic.reject, not basic.nack: from RabbitMQ 4.3 only a reject (or a closed
-		// channel) counts as a failed delivery in x-delivery-count; a nack is "not
-		// processed", so a message that always fails would be requeued forever.
-		c.ack(d, raw.Reject(true))
+		after := c.retryDelay(d.Attempt)
+		d.Attempt++
+		retry(d, after)
 	}
 }
 
@@ -364,15 +324,16 @@ func (c *Consumer) key(d *amqp.Delivery) string {
 
 // deliveryCount reads x-delivery-count, which quorum queues set on redeliveries.
 func deliveryCount(h amqp.Table) int {
+	var n int64
 	switch v := h["x-delivery-count"].(type) {
 	case int64:
-		return int(v)
+		n = v
 	case int32:
-		return int(v)
+		n = int64(v)
 	case int:
-		return v
+		n = int64(v)
 	}
-	return 0
+	return int(max(0, min(n, 1<<30)))
 }
 
 // FailedError is a Processor's error for one delivery, reported to Options.OnError.
@@ -381,17 +342,23 @@ type FailedError struct {
 	// Attempt is the delivery's attempt (1 for the first).
 	Attempt int
 	// DeadLettered says the delivery reached MaxAttempts and was rejected without
-	// requeue; otherwise it was requeued.
+	// requeue; otherwise it is tried again.
 	DeadLettered bool
+	// Paused says the store was unavailable (consume.Unavailable): the Consumer paused,
+	// holds the delivery and tries it again without counting the attempt.
+	Paused bool
 	// Err is the Processor's error.
 	Err error
 }
 
 // Error implements error.
 func (e *FailedError) Error() string {
-	what := "requeued"
-	if e.DeadLettered {
+	what := "to be tried again"
+	switch {
+	case e.DeadLettered:
 		what = "dead-lettered"
+	case e.Paused:
+		what = "the store is unavailable, paused, to be tried again without counting"
 	}
 	return fmt.Sprintf("idrabbit: %s: message %q failed on attempt %d, %s: %v", e.Queue, e.Key, e.Attempt, what, e.Err)
 }

@@ -1,7 +1,7 @@
 // Package idrabbit consumes RabbitMQ queues with github.com/rabbitmq/amqp091-go so that each
 // message's effect happens once: deliveries are acknowledged manually, and only after the
-// effect committed; a failure is requeued, and a message that fails MaxAttempts times is
-// dead-lettered with nothing recorded as done.
+// effect committed; a failure is tried again, and a message that fails MaxAttempts times is
+// dead-lettered with nothing recorded as done. A store outage spends no attempt.
 //
 // A Consumer reads a queue through a consume.Processor from github.com/idgen/idgen/runtime/consume,
 // which decides how a message's key makes the effect happen once:
@@ -28,26 +28,53 @@
 // Options.NoKey: rejected to the queue's dead-letter exchange (NoKeyReject, the default) or
 // acknowledged and dropped (NoKeyDrop).
 //
+// The Processor records the key scoped by Options.Name (ledger.ScopedKey; "rabbitmq:" and
+// the queue by default), so that consumers of two queues sharing a ledger never take one
+// queue's message ID for done on the other.
+//
 // # Poison messages
 //
-// RabbitMQ counts the deliveries of a message only in quorum queues (the x-delivery-count
-// header); DeclareQueue declares one, with a dead-letter queue and a delivery limit. A
-// delivery whose processing fails is requeued (basic.reject with requeue) until its
-// attempt, the count plus one, reaches Options.MaxAttempts; then it is rejected without
-// requeue, which the queue dead-letters. A reject, not a nack: from RabbitMQ 4.3 a quorum
-// queue counts only failed deliveries (a reject, a closed channel), and a nack requeues
-// without counting. The queue's own x-delivery-limit, set above MaxAttempts, stops a
-// message that kills its consumer before it can fail. A classic queue sends no count: its
-// failures are requeued without limit.
+// The Consumer counts a delivery's attempts itself: a delivery whose Processor fails is
+// held (unacknowledged) and tried again after Options.RetryDelay, doubling, until its
+// attempt reaches Options.MaxAttempts; then it is rejected without requeue, which the
+// queue dead-letters. So a classic queue, which counts no deliveries, dead-letters a poison
+// message as a quorum queue does. A redelivery (a consumer died holding the message) starts
+// from the deliveries RabbitMQ counted (x-delivery-count, on quorum queues; a producer's
+// x-delivery-count on a first delivery is ignored), and the queue's own x-delivery-limit,
+// which DeclareQueue sets above MaxAttempts, stops a message that kills its consumer before
+// it can fail. A classic queue has no such limit.
+//
+// # Store outages
+//
+// A Processor error that consume.Unavailable recognises (a refused, reset or closed
+// connection, a server shutting down or starting up, a timeout, a deadlock) is the
+// store's, not the message's: the Consumer pauses (Options.Gate, consume.Gate): no worker
+// starts another delivery, one probes the store every 50 ms at first, doubling up to 1 s,
+// with its delivery, and the first try that succeeds resumes all; the deliveries wait
+// unacknowledged, so RabbitMQ neither redelivers nor counts them, and stops sending once
+// Prefetch are unacknowledged. No attempt is spent: an outage dead-letters nothing. A
+// failure that looks like the store's while the store serves other messages counts
+// (consume.ProvenUp). RabbitMQ's consumer_timeout (30 minutes by default) closes the
+// channel of a consumer that holds a delivery longer: Run returns, and the deliveries go
+// back to the queue, counted once.
+//
+// # Memory
+//
+// Options.MaxInFlightBytes (16 MiB by default) bounds the bodies the Consumer holds:
+// RabbitMQ has no byte prefetch, so the Consumer starts with a prefetch of one, and then
+// consumes with a prefetch that fits the bound at the largest body among the latest
+// Prefetch (a power of two, at most Prefetch), consuming again when that changes. A
+// message larger than the bound is received alone.
 //
 // # Acknowledgement
 //
-// Run opens a channel of its own on the connection, sets the prefetch (basic.qos) to
-// Options.Prefetch, and processes up to Options.Concurrency deliveries at once. Each is
-// acknowledged after its Processor returned nil: the effect committed or was already done.
+// Run opens a channel of its own on the connection, sets the prefetch (basic.qos), and
+// processes up to Options.Concurrency deliveries at once. Each is acknowledged after its
+// Processor returned nil: the effect committed or was already done.
 // A consumer killed before the ack leaves the message unacknowledged, RabbitMQ delivers it
 // again, and the Processor finds its key done. When ctx ends, Run cancels the consumer,
-// finishes the deliveries RabbitMQ already sent, and closes the channel. When RabbitMQ
+// finishes the deliveries RabbitMQ already sent, gives back (basic.nack with requeue) those
+// waiting for a next try or for the store, and closes the channel. When RabbitMQ
 // cancels the consumer (its queue deleted, its node down) Run finishes what it received
 // and returns ErrCancelled; when the channel or the connection closes, an error saying why.
 // Either way the caller calls Run again, on a new connection if need be: the connection

@@ -34,16 +34,18 @@ func (b Batch[M]) Processor() Processor[M] {
 // OnceTxBatch is OnceTx for batches: one transaction of db records the batch's keys in l
 // with one statement (ledger.Ledger.RecordBatch), runs fn for the messages whose key is new,
 // in order, and commits; a key already done, or given twice in the batch, runs nothing
-// (the second time). A batch of one is exactly OnceTx. fn must do all its work in tx, and
-// see that its error fails the whole batch, which is then run again message by message.
+// (the second time). A batch of one is exactly OnceTx, which asks the ledger, before it
+// reports a failure that counts, whether the key was recorded after all. fn must do all
+// its work in tx, and see that its error fails the whole batch, which is then run again
+// message by message.
 func OnceTxBatch[M any](db *sql.DB, l *ledger.Ledger, fn func(ctx context.Context, tx *sql.Tx, m M) error) Batch[M] {
 	return func(ctx context.Context, keys []string, ms []M) ([]bool, error) {
 		if len(keys) == 1 {
 			ran, err := ledger.OnceTx(ctx, db, l, keys[0], func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, ms[0]) })
-			if err != nil {
+			if err != nil && !recorded(ctx, db, l, keys[0], err) {
 				return nil, err
 			}
-			return []bool{ran}, nil
+			return []bool{ran && err == nil}, nil
 		}
 		return ledger.OnceTxBatch(ctx, db, l, keys, func(ctx context.Context, tx *sql.Tx, i int) error { return fn(ctx, tx, ms[i]) })
 	}

@@ -31,20 +31,47 @@ func (e *NoKeyError) Error() string {
 // Is reports whether target is ErrNoKey.
 func (e *NoKeyError) Is(target error) bool { return target == ErrNoKey }
 
-// Processor applies the effect of message m, whose key is key, and reports whether it ran
-// (true: its effect committed now) or the key was already done (false: nothing ran). An
-// error means no effect committed, and the adapter delivers the message again. An adapter
-// calls it with a non-empty key and acknowledges the message only after it returned nil.
+// Processor applies the effect of message m under key and reports whether it ran (true:
+// its effect committed now) or the key was already done (false: nothing ran). An error
+// means no effect committed, and the adapter delivers the message again: at once without
+// counting an attempt when the error is Unavailable (the store's, and the adapter pauses,
+// see Gate), after a delay and counting one otherwise. An adapter calls it with a
+// non-empty key and acknowledges the message only after it returned nil.
+//
+// key is what the Processor records: the message's key scoped by its consumer
+// (ledger.ScopedKey of the queue, or of the stream and consumer, or of the name the
+// adapter's options set), so that one message ID on two queues is two keys. The message's
+// own key is in m (the adapters' Delivery.Key).
 type Processor[M any] func(ctx context.Context, key string, m M) (ran bool, err error)
 
 // OnceTx returns a Processor that runs fn in a transaction of db with the record of the
 // message key in l (ledger.OnceTx): fn's rows and the key commit together or not at all, so a
 // redelivered message, or a producer's retry, finds its key and runs nothing. fn must do
 // all its work in tx.
+//
+// When the work fails with an error that is not Unavailable (one that counts toward the
+// message's attempts, and may dead-letter it), the Processor first asks l whether key is
+// recorded (Ledger.Recorded): if a delivery of the same message committed meanwhile, or an
+// earlier COMMIT did commit although its answer was lost, the message is done and the
+// Processor reports it so (ran false, no error), and the adapter acknowledges it.
 func OnceTx[M any](db *sql.DB, l *ledger.Ledger, fn func(ctx context.Context, tx *sql.Tx, m M) error) Processor[M] {
 	return func(ctx context.Context, key string, m M) (bool, error) {
-		return ledger.OnceTx(ctx, db, l, key, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, m) })
+		ran, err := ledger.OnceTx(ctx, db, l, key, func(ctx context.Context, tx *sql.Tx) error { return fn(ctx, tx, m) })
+		if err != nil && recorded(ctx, db, l, key, err) {
+			return false, nil
+		}
+		return ran, err
 	}
+}
+
+// recorded reports, for the failed work of key whose error counts, whether key is
+// recorded after all. A failed read leaves the error as it was.
+func recorded(ctx context.Context, db *sql.DB, l *ledger.Ledger, key string, err error) bool {
+	if Unavailable(err) {
+		return false // tried again anyway, and then the record, if any, is found
+	}
+	done, rerr := l.Recorded(ctx, db, key)
+	return rerr == nil && done
 }
 
 // InTx returns a Processor that runs fn in a transaction of db and commits it, with no

@@ -1,8 +1,8 @@
 // Package consume is what a broker adapter runs for each message: a Processor applies the
 // message's effect at most once per key and says whether it ran, and Stats counts what
-// the consumer saw. The adapters (plugins/rabbitmq, plugins/jetstream) are modules of their
+// the consumer saw. The adapters (plugins/idrabbit, plugins/idjetstream) are modules of their
 // own, so the core module never depends on a broker client; this package is the part they
-// share, with the standard library and runtime/idem only.
+// share, with the standard library, runtime/idem and runtime/ledger only.
 //
 // Pick the Processor by where the effect lives:
 //
@@ -26,7 +26,21 @@
 //
 // An adapter acknowledges a message only after its Processor (or Batch) returned: ran or not, the
 // effect has committed by then; an error means it did not, and the message is delivered
-// again (or dead-lettered once it has failed too often).
+// again (or dead-lettered once it has failed too often). The adapters record a message
+// under its key scoped by the consumer (ledger.ScopedKey of the queue, or of the stream
+// and durable consumer), so one message ID on two queues is two records in one ledger.
+//
+// A failure is the message's or the store's. Unavailable tells them apart (a refused,
+// reset or closed connection, a server shutting down or starting up, a timeout, a deadlock
+// or serialization failure; a handler marks its own with ErrUnavailable). The adapters run
+// every Processor call through a Gate: on the store's failure it pauses the consumer with
+// a backoff (DefaultMinPause to DefaultMaxPause), holds the message (unacknowledged, or in
+// progress) and tries it again when a probe finds the store back, and the attempt does not
+// count; only the message's own failures count toward the adapter's MaxAttempts or
+// MaxDeliver. So a database outage dead-letters nothing, and a consumer resumes within
+// about DefaultMaxPause of the database's return. OnceTx asks the ledger (Recorded) before
+// it reports a failure that counts, so a message whose effect committed although the
+// answer to its COMMIT was lost is acknowledged rather than dead-lettered.
 //
 // The package is named for the act the adapters perform (consume a message), not for a
 // broker, so that both adapters and their users share one vocabulary.

@@ -13,10 +13,14 @@ const (
 	// Failed: the Processor returned an error; the message is delivered again.
 	Failed
 	// DeadLettered: the message failed as often as allowed and was dead-lettered or
-	// terminated; nothing of it is recorded as done.
+	// terminated; nothing of it is recorded as done (the ledger was asked: see OnceTx).
 	DeadLettered
 	// NoKey: the message had no key; it was routed as configured, never processed.
 	NoKey
+	// Paused: the try failed because the store was unavailable (Unavailable); the consumer
+	// paused (Gate) and holds the message to try it again, and the attempt does not count.
+	// One per failed try.
+	Paused
 )
 
 // String returns the outcome's name, as metrics label it.
@@ -32,6 +36,8 @@ func (o Outcome) String() string {
 		return "dead_lettered"
 	case NoKey:
 		return "no_key"
+	case Paused:
+		return "paused"
 	}
 	return "unknown"
 }
@@ -46,12 +52,15 @@ type Observer interface {
 // Stats counts outcomes; it is an Observer, safe for concurrent use, and every adapter's
 // Consumer keeps one. The zero value is ready.
 type Stats struct {
-	processed, duplicate, failed, deadLettered, noKey, redelivered atomic.Int64
+	processed, duplicate, failed, deadLettered, noKey, paused, redelivered atomic.Int64
 }
 
 // Counts is a snapshot of Stats.
 type Counts struct {
 	Processed, Duplicate, Failed, DeadLettered, NoKey int64
+	// Paused counts the tries that failed because the store was unavailable; they spend
+	// no attempt.
+	Paused int64
 	// Redelivered counts deliveries the broker marked as redelivered, whatever their
 	// outcome.
 	Redelivered int64
@@ -70,6 +79,8 @@ func (s *Stats) Delivered(o Outcome, redelivered bool) {
 		s.deadLettered.Add(1)
 	case NoKey:
 		s.noKey.Add(1)
+	case Paused:
+		s.paused.Add(1)
 	}
 	if redelivered {
 		s.redelivered.Add(1)
@@ -84,6 +95,7 @@ func (s *Stats) Counts() Counts {
 		Failed:       s.failed.Load(),
 		DeadLettered: s.deadLettered.Load(),
 		NoKey:        s.noKey.Load(),
+		Paused:       s.paused.Load(),
 		Redelivered:  s.redelivered.Load(),
 	}
 }

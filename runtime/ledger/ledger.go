@@ -84,6 +84,14 @@ type Options struct {
 	TTL time.Duration
 	// Now is the clock keys expire by, time.Now if nil (tests move it).
 	Now func() time.Time
+	// ReadUnscoped makes a scoped key (ScopedKey), which the broker adapters record, count
+	// as recorded when its unscoped key is, within its TTL: the bare message IDs that
+	// versions before scoping recorded. Turn it on for one TTL after upgrading from such a
+	// version, so that a message redelivered, or retried by its producer, across the
+	// upgrade is not run again; then turn it off, since a bare key stands for a message ID
+	// on every queue at once. It costs one more read per record (per batch) meanwhile, and
+	// needs transactions that can query (Queryer).
+	ReadUnscoped bool
 }
 
 // Ledger records message keys in the same transaction as the work they stand for, for
@@ -105,10 +113,11 @@ type Options struct {
 // key's expiry in share mode (the lock the duplicate already took) and an UPDATE only
 // when the key has expired (a redelivery costs two statements there, one elsewhere).
 type Ledger struct {
-	dialect Dialect
-	table   string
-	ttl     time.Duration
-	now     func() time.Time
+	dialect      Dialect
+	table        string
+	ttl          time.Duration
+	now          func() time.Time
+	readUnscoped bool
 	// The insert; on MySQL, after the insert met the key, expiry reads when it expires
 	// and takeover takes it if it has.
 	record, expiry, takeover, purge sqlbind.Stmt
@@ -121,7 +130,7 @@ func New(dialect Dialect, opts Options) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{dialect: dialect, table: table, ttl: opts.TTL, now: opts.Now}
+	l := &Ledger{dialect: dialect, table: table, ttl: opts.TTL, now: opts.Now, readUnscoped: opts.ReadUnscoped}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -197,6 +206,9 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 	}
 	now := l.now()
 	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	if done, err := l.doneUnscoped(ctx, tx, []string{key}, nowMs); err != nil || done[key] {
+		return false, err
+	}
 	if l.dialect == MySQL {
 		_, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp)...)
 		if err == nil {
@@ -381,6 +393,13 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	if err != nil {
 		return nil, err
 	}
+	done, err := l.doneUnscoped(ctx, tx, uniq, toMs(l.now(), 0))
+	if err != nil {
+		return nil, err
+	}
+	if len(done) > 0 {
+		uniq = slices.DeleteFunc(uniq, func(k string) bool { return done[k] })
+	}
 	for len(uniq) > 0 {
 		n := min(len(uniq), MaxBatch)
 		if err := l.recordBatch(ctx, tx, uniq[:n], func(k string) { first[at[k]] = true }); err != nil {
@@ -544,9 +563,10 @@ var errAborted = errors.New("ledger: a key was recorded; the transaction is abor
 // less than INSERT ... ON CONFLICT ... RETURNING (no speculative insertion, no rows
 // back); when a key is there the INSERT fails, PostgreSQL aborts tx, and recordFresh
 // returns errAborted for the caller to roll back and run RecordBatch in a new
-// transaction. Elsewhere it is RecordBatch.
+// transaction. Elsewhere, and under Options.ReadUnscoped (which reads before it records),
+// it is RecordBatch.
 func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]bool, error) {
-	if l.dialect != Postgres || len(keys) < 2 {
+	if l.dialect != Postgres || len(keys) < 2 || l.readUnscoped {
 		return l.RecordBatch(ctx, tx, keys)
 	}
 	at, uniq, err := batchKeys(keys)

@@ -100,3 +100,30 @@ func TestBatchKeys(t *testing.T) {
 		t.Errorf("batchKeys: %v %v", uniq, at)
 	}
 }
+
+// TestScopedKey: scoped keys read back to their unscoped key whatever bytes the scope and
+// key hold, two (scope, key) pairs never give one scoped key, and keys not of the form are
+// not taken for scoped ones.
+func TestScopedKey(t *testing.T) {
+	seen := map[string][2]string{}
+	for _, scope := range []string{"", "rabbitmq:orders", "6:x:", "a:b", "jetstream:ORDERS.workers", "ü"} {
+		for _, key := range []string{"", "m1", ":", "1:a:b", "6:orders:m1"} {
+			k := ScopedKey(scope, key)
+			if prev, ok := seen[k]; ok {
+				t.Errorf("ScopedKey(%q, %q) = ScopedKey(%q, %q) = %q", scope, key, prev[0], prev[1], k)
+			}
+			seen[k] = [2]string{scope, key}
+			if got, ok := unscoped(k); !ok || got != key {
+				t.Errorf("unscoped(%q) = %q, %v; want %q", k, got, ok, key)
+			}
+		}
+	}
+	if got := ScopedKey("rabbitmq:orders", "m1"); got != "15:rabbitmq:orders:m1" {
+		t.Errorf("ScopedKey = %q", got)
+	}
+	for _, k := range []string{"", "m1", "order-42", "x:y", "5:abc:d", "3:abcd", "03:abc:d", "+3:abc:d", "-0::x", "99999999999999999999:a:b"} {
+		if got, ok := unscoped(k); ok {
+			t.Errorf("unscoped(%q) = %q, true; want not scoped", k, got)
+		}
+	}
+}

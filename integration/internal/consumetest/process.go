@@ -140,6 +140,9 @@ func (p *Process) Stop() error {
 	return nil
 }
 
+// Stderr returns what the process wrote on its standard error so far.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
 // Report returns the latest Report the process wrote.
 func (p *Process) Report() Report {
 	p.mu.Lock()
@@ -157,6 +160,7 @@ func Sum(ps []*Process) consume.Counts {
 		total.Failed += c.Failed
 		total.DeadLettered += c.DeadLettered
 		total.NoKey += c.NoKey
+		total.Paused += c.Paused
 		total.Redelivered += c.Redelivered
 	}
 	return total

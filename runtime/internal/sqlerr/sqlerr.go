@@ -8,9 +8,15 @@
 package sqlerr
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
 	"reflect"
 	"strings"
+	"syscall"
 )
 
 // MySQLPath is the package of go-sql-driver/mysql's *MySQLError, recognised without
@@ -27,14 +33,15 @@ func MySQLError(err error) (number int, message string, ok bool) { return driver
 
 // paths are the packages whose error types are recognised by name and fields.
 type paths struct {
-	mysqlPkg string // the package of a *MySQLError struct with Number and Message
-	mattnPkg string // the package of an error struct with an ExtendedCode field
+	mysqlPkg  string // the package of a *MySQLError struct with Number and Message
+	mattnPkg  string // the package of an error struct with an ExtendedCode field
+	pgconnPkg string // the package of pgx's connection errors
 }
 
 // drivers are the real drivers' packages. The functions of this package use them; their
 // tests pass paths of their own, so that they exercise every branch with look-alike types
 // declared in the test instead of importing the drivers.
-var drivers = paths{mysqlPkg: MySQLPath, mattnPkg: MattnPath}
+var drivers = paths{mysqlPkg: MySQLPath, mattnPkg: MattnPath, pgconnPkg: PgconnPath}
 
 func (p paths) mysqlChain(err error) (int, string, bool) {
 	for e := range Chain(err) {
@@ -202,4 +209,102 @@ func (p paths) createRace(err error) bool {
 		}
 	}
 	return false
+}
+
+// PgconnPath is the package of pgx's connection errors (pgconn), recognised without
+// importing it.
+const PgconnPath = "github.com/jackc/pgx/v5/pgconn"
+
+// mysqlInvalidConn is the text of go-sql-driver/mysql's ErrInvalidConn, an errors.New
+// value the driver returns when the connection broke mid-statement (the server went
+// away, the network dropped, a read or write failed): a sentinel whose identity cannot be
+// recognised without importing the driver, so its text is.
+const mysqlInvalidConn = "invalid connection"
+
+// Unavailable reports an error that says the database, or the connection to it, could
+// not do the work now, rather than that the work is wrong, so that running the same work
+// again later may succeed: every Transient error; a connection that is broken or could not
+// be made (driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, a *net.OpError such as a
+// refused or reset connection, a net.Error that is a timeout, ECONNREFUSED, ECONNRESET,
+// ECONNABORTED, EPIPE, ETIMEDOUT; io.EOF and io.ErrUnexpectedEOF, which pgx returns bare
+// when the server closed the connection mid-statement; pgx's client-side connection
+// errors; go-sql-driver/mysql's ErrInvalidConn); a context deadline
+// (context.DeadlineExceeded: the store did not answer in time); and the errors servers
+// send when they cannot serve: PostgreSQL's classes 08 (connection exception), 53
+// (insufficient resources: disk full, out of memory, too many connections) and 58 (system
+// error), and 57P01, 57P02, 57P03 (shutting down, crashed, not accepting connections yet)
+// and 57P05 (idle session timeout); MySQL/MariaDB's 1040 (too many connections), 1053
+// (server shutdown), 1152-1161 (aborted connection, network read or write failed), 1927
+// (connection killed), 2002, 2003, 2006, 2013 and 2055 (the client codes of a server not
+// reachable, gone away, or a connection lost). SQLite's I/O, full-disk and cannot-open
+// errors count too. The EOFs are also what a decoder returns for short input: a caller
+// that holds work back on this answer must still give up on work that keeps failing while
+// the database serves other work (runtime/consume's Gate does).
+func Unavailable(err error) bool { return drivers.unavailable(err) }
+
+func (p paths) unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if p.transient(err) {
+		return true
+	}
+	for _, target := range []error{driver.ErrBadConn, sql.ErrConnDone, net.ErrClosed, context.DeadlineExceeded, io.EOF, io.ErrUnexpectedEOF,
+		syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE, syscall.ETIMEDOUT} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	if n, _, ok := p.mysqlChain(err); ok {
+		switch {
+		case n == 1040, n == 1053, 1152 <= n && n <= 1161, n == 1927, n == 2002, n == 2003, n == 2006, n == 2013, n == 2055:
+			return true
+		}
+		return false
+	}
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		c := pg.SQLState()
+		switch {
+		case strings.HasPrefix(c, "08"), strings.HasPrefix(c, "53"), strings.HasPrefix(c, "58"),
+			c == "57P01", c == "57P02", c == "57P03", c == "57P05":
+			return true
+		}
+		return false
+	}
+	for e := range Chain(err) {
+		if p.pgconnClient(e) || e.Error() == mysqlInvalidConn && reflect.TypeOf(e) == errorString {
+			return true
+		}
+		if code, ok := p.sqliteCode(e); ok {
+			switch code & 0xff {
+			case 10, 13, 14: // SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// errorString is the type of errors.New's values.
+var errorString = reflect.TypeOf(errors.New(""))
+
+// pgconnClient reports whether err is one of pgx's own connection errors (a type of its
+// pgconn package other than *PgError, which is the server's answer): a connection that
+// could not be made, was closed, or failed reading or writing.
+func (p paths) pgconnClient(err error) bool {
+	t := reflect.TypeOf(err)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath() == p.pgconnPkg && t.Name() != "PgError"
 }

@@ -1,10 +1,16 @@
 package sqlerr
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -14,7 +20,9 @@ import (
 // one, in the integration module (integration/sqlstore, integration/uniq).
 
 // here recognises the look-alikes of this file as the drivers' errors.
-var here = paths{mysqlPkg: reflect.TypeFor[mattnError]().PkgPath(), mattnPkg: reflect.TypeFor[mattnError]().PkgPath()}
+// pgconn errors are looked for in no package: hereWithPgconn is here with this package as
+// pgx's, for the pgconn look-alike alone (every type of this package would pass for one).
+var here = paths{mysqlPkg: reflect.TypeFor[mattnError]().PkgPath(), mattnPkg: reflect.TypeFor[mattnError]().PkgPath(), pgconnPkg: "none"}
 
 // mattnError has the shape of mattn/go-sqlite3's Error: a value type with integer code
 // fields.
@@ -199,5 +207,85 @@ func TestChain(t *testing.T) {
 	want := []string{err.Error(), errors.Join(a, fmt.Errorf("mid: %w", b), c).Error(), "a", "mid: b", "b"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Chain = %q, want %q", got, want)
+	}
+}
+
+// pgconnError stands in for pgx's pgconn connection errors (here is its package).
+type pgconnError struct{ err error }
+
+func (e *pgconnError) Error() string { return "pgconn look-alike: " + e.err.Error() }
+func (e *pgconnError) Unwrap() error { return e.err }
+
+// PgError stands in for pgx's *pgconn.PgError, which is the server's answer, not a
+// connection error.
+type PgError struct{ code string }
+
+func (e *PgError) Error() string    { return "PgError look-alike" }
+func (e *PgError) SQLState() string { return e.code }
+
+// timeoutError is a net.Error that is, or is not, a timeout.
+type timeoutError bool
+
+func (e timeoutError) Error() string   { return "net look-alike" }
+func (e timeoutError) Timeout() bool   { return bool(e) }
+func (e timeoutError) Temporary() bool { return false }
+
+func TestUnavailable(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"bare EOF", io.EOF, true},
+		{"unexpected EOF", fmt.Errorf("ledger: recording: %w", io.ErrUnexpectedEOF), true},
+		{"other", errors.New("boom"), false},
+		{"context canceled", context.Canceled, false},
+		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true},
+		{"bad conn", fmt.Errorf("x: %w", driver.ErrBadConn), true},
+		{"conn done", sql.ErrConnDone, true},
+		{"net closed", fmt.Errorf("x: %w", net.ErrClosed), true},
+		{"refused", fmt.Errorf("dial: %w", refused), true},
+		{"reset errno", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"pipe", syscall.EPIPE, true},
+		{"net timeout", timeoutError(true), true},
+		{"net, not a timeout", timeoutError(false), false},
+		{"pg admin shutdown", fmt.Errorf("x: %w", stateError("57P01")), true},
+		{"pg crash shutdown", stateError("57P02"), true},
+		{"pg cannot connect now", stateError("57P03"), true},
+		{"pg connection failure", stateError("08006"), true},
+		{"pg disk full", stateError("53100"), true},
+		{"pg io error", stateError("58030"), true},
+		{"pg serialization", stateError("40001"), true},
+		{"pg syntax", stateError("42601"), false},
+		{"pg check", stateError("23514"), false},
+		{"mysql shutdown", mysqlError(1053, ""), true},
+		{"mysql gone away", mysqlError(2006, ""), true},
+		{"mysql lost", mysqlError(2013, ""), true},
+		{"mysql deadlock", mysqlError(1213, ""), true},
+		{"mysql duplicate", mysqlError(1062, ""), false},
+		{"mysql invalid connection", fmt.Errorf("x: %w", errors.New("invalid connection")), true},
+		{"sqlite ioerr", mattnError{Code: 10, ExtendedCode: 10 | 3<<8}, true},
+		{"sqlite full", mattnError{Code: 13, ExtendedCode: 13}, true},
+		{"sqlite busy", mattnError{Code: 5, ExtendedCode: 5}, true},
+		{"sqlite constraint", mattnError{Code: 19, ExtendedCode: 2067}, false},
+	} {
+		if got := here.unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: unavailable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+	hereWithPgconn := here
+	hereWithPgconn.pgconnPkg = here.mysqlPkg
+	for _, err := range []error{fmt.Errorf("ledger: %w", &pgconnError{errors.New("write failed")}), &pgconnError{errors.New("conn closed")}} {
+		if !hereWithPgconn.unavailable(err) {
+			t.Errorf("unavailable(%v) = false for a pgconn error", err)
+		}
+	}
+	if hereWithPgconn.unavailable(&PgError{"23505"}) {
+		t.Error("a *PgError, the server's answer, was taken for a pgconn connection error")
+	}
+	if Unavailable(&pgconnError{errors.New("conn closed")}) {
+		t.Error("Unavailable took a look-alike outside pgx's package for a pgconn error")
 	}
 }
