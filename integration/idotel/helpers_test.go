@@ -11,9 +11,6 @@ import (
 	"github.com/idgen/idgen/plugins/idotel"
 )
 
-// The helpers of plugins/idotel/helpers_test.go that the tests here use (a test package
-// of another module cannot import them).
-
 // meter is an SDK MeterProvider read by hand.
 type meter struct {
 	reader *sdkmetric.ManualReader
@@ -104,6 +101,16 @@ func (c collected) sum(t testing.TB, name string, attrs ...attribute.KeyValue) i
 		t.Fatalf("%s: data %T, want an int64 sum", name, d)
 	}
 	return n
+}
+
+// gauge returns the value of the float64 gauge name.
+func (c collected) gauge(t testing.TB, name string) float64 {
+	t.Helper()
+	d, ok := c[name].Data.(metricdata.Gauge[float64])
+	if !ok || len(d.DataPoints) != 1 {
+		t.Fatalf("%s: data %#v, want one float64 gauge point", name, c[name].Data)
+	}
+	return d.DataPoints[0].Value
 }
 
 // hist returns the count and sum of the float64 histogram name over its points that
