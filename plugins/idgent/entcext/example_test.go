@@ -14,19 +14,19 @@ import (
 )
 
 // The extension is passed to entc.Generate, usually from an entc.go run by go generate.
-// Here it generates the examples' schema into a temporary directory: the create builders of
-// the schemas annotated idgent.Idempotent get CreateOrGet, the others do not.
+// Here it generates two schemas (testdata/schema) into a temporary directory: the create
+// builder of the one annotated idgent.Idempotent gets CreateOrGet, the other does not.
 func ExampleNew() {
 	dir, err := os.MkdirTemp("", "entcext-example-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	cfg := &gen.Config{Target: dir, Package: "github.com/idgen/idgen/examples/ent/ent"}
-	if err := entc.Generate("../../../examples/ent/ent/schema", cfg, entc.Extensions(entcext.New())); err != nil {
+	cfg := &gen.Config{Target: dir, Package: "example.com/shop/ent"}
+	if err := entc.Generate("./testdata/schema", cfg, entc.Extensions(entcext.New())); err != nil {
 		log.Fatal(err)
 	}
-	for _, name := range []string{"order_create.go", "payment_create.go", "user_create.go"} {
+	for _, name := range []string{"order_create.go", "note_create.go"} {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			log.Fatal(err)
@@ -35,6 +35,5 @@ func ExampleNew() {
 	}
 	// Output:
 	// order_create.go true
-	// payment_create.go true
-	// user_create.go false
+	// note_create.go false
 }
