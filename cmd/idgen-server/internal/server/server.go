@@ -252,7 +252,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 		s.tagSeg = ts
 		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		err = s.refreshTags(rctx)
+		err = s.RefreshTags(rctx)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("server: tag_store %q: looking for tags: %w", cfg.TagStore, err)

@@ -75,9 +75,13 @@ func storeTagOptions(step int64) segment.Options {
 	return segment.Options{Step: step, MinStep: min(step, segment.DefaultStep), MaxStep: max(step, segment.DefaultMaxStep)}
 }
 
-// refreshTags serves every tag of the tag store that is not served yet. A tag whose
-// name is configured (as any kind) or is not a valid tag name is left alone.
-func (s *Server) refreshTags(ctx context.Context) error {
+// RefreshTags serves every tag of the tag store that is not served yet, as the server
+// does at start and every TagRefresh. A tag whose name is configured (as any kind) or
+// is not a valid tag name is left alone. Without a tag store it does nothing.
+func (s *Server) RefreshTags(ctx context.Context) error {
+	if s.tagSeg == nil {
+		return nil
+	}
 	counters, err := s.tagSeg.Tags(ctx)
 	if err != nil {
 		return err
@@ -104,7 +108,7 @@ func (s *Server) refreshTags(ctx context.Context) error {
 	return nil
 }
 
-// refreshLoop runs refreshTags every TagRefresh until ctx ends.
+// refreshLoop runs RefreshTags every TagRefresh until ctx ends.
 func (s *Server) refreshLoop(ctx context.Context) {
 	tick := time.NewTicker(TagRefresh)
 	defer tick.Stop()
@@ -114,7 +118,7 @@ func (s *Server) refreshLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 			rctx, cancel := context.WithTimeout(ctx, CallTimeout)
-			if err := s.refreshTags(rctx); err != nil && ctx.Err() == nil {
+			if err := s.RefreshTags(rctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("looking for tags in the tag store failed", "store", s.cfg.TagStore, "err", err)
 			}
 			cancel()
@@ -191,3 +195,9 @@ func (s *Server) SetStep(name string, step int64) error {
 
 // TagStoreName returns the name of the store tags are created in, "" without one.
 func (s *Server) TagStoreName() string { return s.cfg.TagStore }
+
+// Serves reports whether a tag named name is served.
+func (s *Server) Serves(name string) bool {
+	_, ok := s.tagNamed(name)
+	return ok
+}
