@@ -93,6 +93,16 @@ func StartOn(t testing.TB, ln net.Listener, yamlText string) *Server {
 		}
 	})
 	addr := ln.Addr().String()
+	// Serving has begun once /healthz answers: a Shutdown before Serve started its
+	// http.Server would find nothing to stop, and Serve would then run on.
+	WaitFor(t, "serving", 10*time.Second, func() error {
+		res, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		return nil
+	})
 	return &Server{Server: s, URL: "http://" + addr, Addr: addr}
 }
 
