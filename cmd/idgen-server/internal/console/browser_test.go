@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
@@ -231,6 +232,16 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("session cookies %+v, want one Secure, HttpOnly, SameSite=Strict", cookies)
 	}
 
+	// Keyboard: the first Tab reaches the skip link, the next ones the navigation.
+	run(t, ctx, "keyboard", chromedp.KeyEvent(kb.Tab))
+	if got := waitJS(t, ctx, "focus on the skip link", `document.activeElement.className`); got != "skip" {
+		t.Errorf("the first Tab focuses %q, want the skip link", got)
+	}
+	run(t, ctx, "keyboard", chromedp.KeyEvent(kb.Tab))
+	if got := waitJS(t, ctx, "focus in the navigation", `document.activeElement.textContent`); got != "Fleet" {
+		t.Errorf("the second Tab focuses %q, want the Fleet link", got)
+	}
+
 	// The fleet: both instances, each with the worker ID its own Status reports.
 	waitJS(t, ctx, "fleet table", `document.querySelectorAll("#fleet tbody tr").length == 2 && "ok"`)
 	for _, s := range []*testserver.Server{a, b} {
@@ -295,9 +306,10 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// An admin creates a tag, confirming it; the next API call draws from it.
-	signOut(t, ctx)
+	signOut(t, ctx, a.URL+"/decode")
 	signIn(t, ctx, a.URL+"/tags", adminToken)
 	run(t, ctx, "create form",
+		chromedp.Navigate(a.URL+"/tags"),
 		chromedp.WaitVisible(chromedp.ID("create-form")),
 		chromedp.SendKeys(chromedp.ID("new-name"), "refund"),
 		chromedp.SetValue(chromedp.ID("new-start"), "5000"),
@@ -363,10 +375,11 @@ func signIn(t *testing.T, ctx context.Context, url, token string) {
 	waitJS(t, ctx, "signed in", `document.querySelector(".who strong") && document.querySelector(".who strong").textContent`)
 }
 
-// signOut presses the header's sign-out button.
-func signOut(t *testing.T, ctx context.Context) {
+// signOut loads page and presses the header's sign-out button. (Loading it first keeps
+// the click off a document a form's submission is still replacing.)
+func signOut(t *testing.T, ctx context.Context, page string) {
 	t.Helper()
-	run(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)), chromedp.WaitVisible(chromedp.ID("token")))
+	run(t, ctx, "sign out", chromedp.Navigate(page), chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)), chromedp.WaitVisible(chromedp.ID("token")))
 }
 
 // decode submits the decode form with id and zone.

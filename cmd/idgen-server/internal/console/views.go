@@ -285,7 +285,7 @@ func tagsView(st *v1.StatusResponse, tagStore string, changes []Change, now time
 			tv.Steps = sparkOf(steps, "the step of each reservation, oldest first")
 			switch {
 			case t.Rate > 0:
-				tv.SecondsLeft = durText(time.Duration(float64(t.Buffered) / t.Rate * float64(time.Second)))
+				tv.SecondsLeft = "lasts " + durText(time.Duration(float64(t.Buffered)/t.Rate*float64(time.Second)))
 			default:
 				tv.SecondsLeft = "no traffic"
 			}
