@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
 //go:embed templates/*.html
@@ -259,10 +260,33 @@ func (c *Console) decode(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusUnprocessableEntity
 		} else {
 			d.Result = resultView(res, zone)
+			if res.Kind != v1.Kind_KIND_SEGMENT && isDecimal(d.ID) {
+				d.Result.Note = c.segmentNote(v.g)
+			}
 		}
 	}
 	p.Data = d
 	c.render(w, status, "decode", p)
+}
+
+// segmentNote says, for a decimal ID read as a snowflake ID, which segment tags it could
+// be a counter of instead: a decimal alone does not tell them apart.
+func (c *Console) segmentNote(g *server.Grant) string {
+	var names []string
+	for _, t := range c.s.Status(g).Tags {
+		if t.Kind == v1.Kind_KIND_SEGMENT {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Read as a snowflake ID. If it came from a segment tag (" + strings.Join(names, ", ") + "), it is a counter and holds no time or worker."
+}
+
+func isDecimal(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // renderLogin answers with the login form, and why the last try failed.
@@ -296,12 +320,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
 		return
 	}
-	sess, err := c.sessions.add(g, c.now())
-	if err != nil {
-		c.log.Error("console: starting a session", "err", err)
-		http.Error(w, "console: could not start a session", http.StatusInternalServerError)
-		return
-	}
+	sess := c.sessions.add(g, c.now())
 	http.SetCookie(w, &http.Cookie{
 		Name: CookieName, Value: sess.id, Path: "/", MaxAge: int(SessionTTL / time.Second),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode,

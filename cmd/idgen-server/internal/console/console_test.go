@@ -298,7 +298,7 @@ func TestDecodeForm(t *testing.T) {
 	}{
 		{num.Msg.Text, "Asia/Shanghai", 200, []string{`id="r-worker">` + itoa(worker), "+08:00 CST", "A number ID of tag order-no"}},
 		{typed.Msg.Text, "", 200, []string{`id="r-worker">` + itoa(worker), "A snowflake ID of tag customer"}},
-		{itoa(typed.Msg.Id), "UTC", 200, []string{`id="r-worker">` + itoa(worker), "A snowflake ID"}},
+		{itoa(typed.Msg.Id), "UTC", 200, []string{`id="r-worker">` + itoa(worker), "A snowflake ID", "a segment tag (invoice)"}},
 		{tid.Msg.Text, "", 200, []string{"A typeid ID of tag session-tid", `id="r-utc"`}},
 		{wrongCheckDigit(num.Msg.Text), "", 422, []string{"bad check digit"}},
 		{"XYZ20260101000000123", "", 422, []string{"unknown prefix", "the prefixes are ORD"}},

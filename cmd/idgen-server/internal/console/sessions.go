@@ -28,7 +28,9 @@ type sessions struct {
 	m  map[string]*session
 }
 
-func (ss *sessions) add(g *server.Grant, now time.Time) (*session, error) {
+// add starts a session for g, dropping expired ones, and the oldest when MaxSessions
+// are live.
+func (ss *sessions) add(g *server.Grant, now time.Time) *session {
 	s := &session{id: rand.Text() + rand.Text(), g: g, csrf: rand.Text(), expires: now.Add(SessionTTL)}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -46,7 +48,7 @@ func (ss *sessions) add(g *server.Grant, now time.Time) (*session, error) {
 		}
 	}
 	ss.m[s.id] = s
-	return s, nil
+	return s
 }
 
 // get returns the live session id names, nil if none.

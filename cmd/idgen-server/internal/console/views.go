@@ -307,7 +307,8 @@ type decodeResult struct {
 	Worker, Sequence    int64
 	Datacenter, Machine int64
 	HasDC               bool
-	Counter             bool // a segment ID: no time inside
+	Counter             bool   // a segment ID: no time inside
+	Note                string // what else the input could be
 }
 
 func resultView(r *v1.DecodeResponse, zone *time.Location) *decodeResult {
