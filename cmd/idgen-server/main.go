@@ -1,7 +1,8 @@
 // Command idgen-server hands out IDs to every language in a fleet: snowflake IDs under a
 // leased worker ID, dense segment IDs (Leaf's segment mode), business numbers, UUIDv7
 // and TypeIDs, over gRPC, gRPC-Web and Connect (HTTP/JSON) on one port, plus Leaf's
-// plain-text paths, /healthz, /readyz, grpc.health.v1 and Prometheus /metrics.
+// plain-text paths, /healthz, /readyz, grpc.health.v1, Prometheus /metrics and a web
+// console at / (the fleet, the tags' buffers, a decoder of IDs).
 //
 // With no configuration it serves the embedded default at once: loopback only, an
 // SQLite file for segments and for the worker-ID lease, and prints a curl line that
@@ -29,6 +30,7 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/console"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 )
 
@@ -82,6 +84,15 @@ func run(args []string) error {
 		// The benchmarks' baseline (bench/server): same server, constant answers.
 		log.Warn("IDGEN_BENCH_CONSTANT=1: answering constant IDs for benchmarks; they are NOT unique")
 		srv.ConstantForBenchmarks()
+	}
+	if cfg.ConsoleOn() {
+		con, err := console.New(srv, log)
+		if err != nil {
+			srv.Shutdown(ctx)
+			ln.Close()
+			return err
+		}
+		con.Mount(srv.Mux())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -13,6 +13,7 @@ package idgenv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -973,9 +974,15 @@ type StatusResponse struct {
 	Ready          bool   `protobuf:"varint,2,opt,name=ready,proto3" json:"ready,omitempty"`
 	NotReadyReason string `protobuf:"bytes,3,opt,name=not_ready_reason,json=notReadyReason,proto3" json:"not_ready_reason,omitempty"`
 	// The snowflake lease, when the server has snowflake or number tags.
-	Lease         *LeaseStatus           `protobuf:"bytes,4,opt,name=lease,proto3" json:"lease,omitempty"`
-	Tags          []*TagStatus           `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
-	Started       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started,proto3" json:"started,omitempty"`
+	Lease   *LeaseStatus           `protobuf:"bytes,4,opt,name=lease,proto3" json:"lease,omitempty"`
+	Tags    []*TagStatus           `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
+	Started *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started,proto3" json:"started,omitempty"`
+	// The server's clock when it answered, to compare the fleet's clocks.
+	Now *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=now,proto3" json:"now,omitempty"`
+	// IDs handed out per second over every tag, one figure per rate_interval, oldest
+	// first, covering the last minutes (fewer figures after a recent start).
+	Rate          []float64            `protobuf:"fixed64,8,rep,packed,name=rate,proto3" json:"rate,omitempty"`
+	RateInterval  *durationpb.Duration `protobuf:"bytes,9,opt,name=rate_interval,json=rateInterval,proto3" json:"rate_interval,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1052,6 +1059,27 @@ func (x *StatusResponse) GetStarted() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *StatusResponse) GetNow() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Now
+	}
+	return nil
+}
+
+func (x *StatusResponse) GetRate() []float64 {
+	if x != nil {
+		return x.Rate
+	}
+	return nil
+}
+
+func (x *StatusResponse) GetRateInterval() *durationpb.Duration {
+	if x != nil {
+		return x.RateInterval
+	}
+	return nil
+}
+
 type LeaseStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The worker ID held, -1 when none.
@@ -1065,7 +1093,11 @@ type LeaseStatus struct {
 	Issued uint64 `protobuf:"varint,5,opt,name=issued,proto3" json:"issued,omitempty"`
 	// How far ahead of the clock the generator last stamped IDs (logical clock or
 	// borrowed ticks), in nanoseconds; 0 when it follows the clock.
-	DriftNanos    int64 `protobuf:"varint,6,opt,name=drift_nanos,json=driftNanos,proto3" json:"drift_nanos,omitempty"`
+	DriftNanos int64 `protobuf:"varint,6,opt,name=drift_nanos,json=driftNanos,proto3" json:"drift_nanos,omitempty"`
+	// The lease's term (each renewal extends it to ttl from then) and the margin before
+	// its end at which the server stops issuing.
+	Ttl           *durationpb.Duration `protobuf:"bytes,7,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	Margin        *durationpb.Duration `protobuf:"bytes,8,opt,name=margin,proto3" json:"margin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1142,17 +1174,45 @@ func (x *LeaseStatus) GetDriftNanos() int64 {
 	return 0
 }
 
+func (x *LeaseStatus) GetTtl() *durationpb.Duration {
+	if x != nil {
+		return x.Ttl
+	}
+	return nil
+}
+
+func (x *LeaseStatus) GetMargin() *durationpb.Duration {
+	if x != nil {
+		return x.Margin
+	}
+	return nil
+}
+
 type TagStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Kind  Kind                   `protobuf:"varint,2,opt,name=kind,proto3,enum=idgen.v1.Kind" json:"kind,omitempty"`
 	// For segment tags: the latest step, the IDs buffered (both blocks), the blocks
 	// reserved and the reservations that failed, and the calls that waited for one.
-	Step          int64 `protobuf:"varint,3,opt,name=step,proto3" json:"step,omitempty"`
-	Buffered      int64 `protobuf:"varint,4,opt,name=buffered,proto3" json:"buffered,omitempty"`
-	Reserved      int64 `protobuf:"varint,5,opt,name=reserved,proto3" json:"reserved,omitempty"`
-	Failed        int64 `protobuf:"varint,6,opt,name=failed,proto3" json:"failed,omitempty"`
-	Waited        int64 `protobuf:"varint,7,opt,name=waited,proto3" json:"waited,omitempty"`
+	Step     int64 `protobuf:"varint,3,opt,name=step,proto3" json:"step,omitempty"`
+	Buffered int64 `protobuf:"varint,4,opt,name=buffered,proto3" json:"buffered,omitempty"`
+	Reserved int64 `protobuf:"varint,5,opt,name=reserved,proto3" json:"reserved,omitempty"`
+	Failed   int64 `protobuf:"varint,6,opt,name=failed,proto3" json:"failed,omitempty"`
+	Waited   int64 `protobuf:"varint,7,opt,name=waited,proto3" json:"waited,omitempty"`
+	// For segment tags: the store named in the configuration; the IDs left in the block
+	// being handed out and its size, and the size of the block reserved ahead (the two
+	// halves of the buffer: buffered = current + next); the latest reservations, oldest
+	// first (the adaptive step's history, each one's latency and error); whether the tag
+	// was found in its store's table rather than in the configuration (created at run
+	// time).
+	Store        string         `protobuf:"bytes,8,opt,name=store,proto3" json:"store,omitempty"`
+	Current      int64          `protobuf:"varint,9,opt,name=current,proto3" json:"current,omitempty"`
+	CurrentSize  int64          `protobuf:"varint,10,opt,name=current_size,json=currentSize,proto3" json:"current_size,omitempty"`
+	Next         int64          `protobuf:"varint,11,opt,name=next,proto3" json:"next,omitempty"`
+	Reservations []*Reservation `protobuf:"bytes,12,rep,name=reservations,proto3" json:"reservations,omitempty"`
+	FromStore    bool           `protobuf:"varint,13,opt,name=from_store,json=fromStore,proto3" json:"from_store,omitempty"`
+	// IDs of this tag handed out per second over the latest rate interval.
+	Rate          float64 `protobuf:"fixed64,14,opt,name=rate,proto3" json:"rate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1236,11 +1296,132 @@ func (x *TagStatus) GetWaited() int64 {
 	return 0
 }
 
+func (x *TagStatus) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *TagStatus) GetCurrent() int64 {
+	if x != nil {
+		return x.Current
+	}
+	return 0
+}
+
+func (x *TagStatus) GetCurrentSize() int64 {
+	if x != nil {
+		return x.CurrentSize
+	}
+	return 0
+}
+
+func (x *TagStatus) GetNext() int64 {
+	if x != nil {
+		return x.Next
+	}
+	return 0
+}
+
+func (x *TagStatus) GetReservations() []*Reservation {
+	if x != nil {
+		return x.Reservations
+	}
+	return nil
+}
+
+func (x *TagStatus) GetFromStore() bool {
+	if x != nil {
+		return x.FromStore
+	}
+	return false
+}
+
+func (x *TagStatus) GetRate() float64 {
+	if x != nil {
+		return x.Rate
+	}
+	return 0
+}
+
+// Reservation is one reservation of a block of a segment tag from its store.
+type Reservation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Time  *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	// The IDs asked for: the step at the time.
+	Step int64 `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	// How long the store took to answer.
+	Took *durationpb.Duration `protobuf:"bytes,3,opt,name=took,proto3" json:"took,omitempty"`
+	// Why it failed; empty when it succeeded.
+	Error         string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reservation) Reset() {
+	*x = Reservation{}
+	mi := &file_idgen_v1_idgen_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reservation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reservation) ProtoMessage() {}
+
+func (x *Reservation) ProtoReflect() protoreflect.Message {
+	mi := &file_idgen_v1_idgen_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reservation.ProtoReflect.Descriptor instead.
+func (*Reservation) Descriptor() ([]byte, []int) {
+	return file_idgen_v1_idgen_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Reservation) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *Reservation) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *Reservation) GetTook() *durationpb.Duration {
+	if x != nil {
+		return x.Took
+	}
+	return nil
+}
+
+func (x *Reservation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 var File_idgen_v1_idgen_proto protoreflect.FileDescriptor
 
 const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\n" +
-	"\x14idgen/v1/idgen.proto\x12\bidgen.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1f\n" +
+	"\x14idgen/v1/idgen.proto\x12\bidgen.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1f\n" +
 	"\vNextRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"2\n" +
 	"\fNextResponse\x12\x0e\n" +
@@ -1298,14 +1479,17 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\x0fdatacenter_bits\x18\x06 \x01(\rR\x0edatacenterBits\x124\n" +
 	"\x16sequence_before_worker\x18\a \x01(\bR\x14sequenceBeforeWorker\x12\x14\n" +
 	"\x05width\x18\b \x01(\rR\x05width\"\x0f\n" +
-	"\rStatusRequest\"\xf6\x01\n" +
+	"\rStatusRequest\"\xf8\x02\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05ready\x18\x02 \x01(\bR\x05ready\x12(\n" +
 	"\x10not_ready_reason\x18\x03 \x01(\tR\x0enotReadyReason\x12+\n" +
 	"\x05lease\x18\x04 \x01(\v2\x15.idgen.v1.LeaseStatusR\x05lease\x12'\n" +
 	"\x04tags\x18\x05 \x03(\v2\x13.idgen.v1.TagStatusR\x04tags\x124\n" +
-	"\astarted\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\"\xd4\x01\n" +
+	"\astarted\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\x12,\n" +
+	"\x03now\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x03now\x12\x12\n" +
+	"\x04rate\x18\b \x03(\x01R\x04rate\x12>\n" +
+	"\rrate_interval\x18\t \x01(\v2\x19.google.protobuf.DurationR\frateInterval\"\xb4\x02\n" +
 	"\vLeaseStatus\x12\x16\n" +
 	"\x06worker\x18\x01 \x01(\x03R\x06worker\x126\n" +
 	"\bdeadline\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x1d\n" +
@@ -1315,7 +1499,9 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12\x16\n" +
 	"\x06issued\x18\x05 \x01(\x04R\x06issued\x12\x1f\n" +
 	"\vdrift_nanos\x18\x06 \x01(\x03R\n" +
-	"driftNanos\"\xbf\x01\n" +
+	"driftNanos\x12+\n" +
+	"\x03ttl\x18\a \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x121\n" +
+	"\x06margin\x18\b \x01(\v2\x19.google.protobuf.DurationR\x06margin\"\x94\x03\n" +
 	"\tTagStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\"\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x0e.idgen.v1.KindR\x04kind\x12\x12\n" +
@@ -1323,7 +1509,21 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\bbuffered\x18\x04 \x01(\x03R\bbuffered\x12\x1a\n" +
 	"\breserved\x18\x05 \x01(\x03R\breserved\x12\x16\n" +
 	"\x06failed\x18\x06 \x01(\x03R\x06failed\x12\x16\n" +
-	"\x06waited\x18\a \x01(\x03R\x06waited*t\n" +
+	"\x06waited\x18\a \x01(\x03R\x06waited\x12\x14\n" +
+	"\x05store\x18\b \x01(\tR\x05store\x12\x18\n" +
+	"\acurrent\x18\t \x01(\x03R\acurrent\x12!\n" +
+	"\fcurrent_size\x18\n" +
+	" \x01(\x03R\vcurrentSize\x12\x12\n" +
+	"\x04next\x18\v \x01(\x03R\x04next\x129\n" +
+	"\freservations\x18\f \x03(\v2\x15.idgen.v1.ReservationR\freservations\x12\x1d\n" +
+	"\n" +
+	"from_store\x18\r \x01(\bR\tfromStore\x12\x12\n" +
+	"\x04rate\x18\x0e \x01(\x01R\x04rate\"\x96\x01\n" +
+	"\vReservation\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x12\n" +
+	"\x04step\x18\x02 \x01(\x03R\x04step\x12-\n" +
+	"\x04took\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04took\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error*t\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eKIND_SNOWFLAKE\x10\x01\x12\x10\n" +
@@ -1354,7 +1554,7 @@ func file_idgen_v1_idgen_proto_rawDescGZIP() []byte {
 }
 
 var file_idgen_v1_idgen_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_idgen_v1_idgen_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_idgen_v1_idgen_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_idgen_v1_idgen_proto_goTypes = []any{
 	(Kind)(0),                     // 0: idgen.v1.Kind
 	(*NextRequest)(nil),           // 1: idgen.v1.NextRequest
@@ -1375,40 +1575,49 @@ var file_idgen_v1_idgen_proto_goTypes = []any{
 	(*StatusResponse)(nil),        // 16: idgen.v1.StatusResponse
 	(*LeaseStatus)(nil),           // 17: idgen.v1.LeaseStatus
 	(*TagStatus)(nil),             // 18: idgen.v1.TagStatus
-	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
+	(*Reservation)(nil),           // 19: idgen.v1.Reservation
+	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 21: google.protobuf.Duration
 }
 var file_idgen_v1_idgen_proto_depIdxs = []int32{
 	0,  // 0: idgen.v1.DecodeResponse.kind:type_name -> idgen.v1.Kind
-	19, // 1: idgen.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
+	20, // 1: idgen.v1.DecodeResponse.time:type_name -> google.protobuf.Timestamp
 	13, // 2: idgen.v1.DescribeTagResponse.tag:type_name -> idgen.v1.TagInfo
 	13, // 3: idgen.v1.ListTagsResponse.tags:type_name -> idgen.v1.TagInfo
 	0,  // 4: idgen.v1.TagInfo.kind:type_name -> idgen.v1.Kind
 	14, // 5: idgen.v1.TagInfo.layout:type_name -> idgen.v1.Layout
-	19, // 6: idgen.v1.Layout.epoch:type_name -> google.protobuf.Timestamp
+	20, // 6: idgen.v1.Layout.epoch:type_name -> google.protobuf.Timestamp
 	17, // 7: idgen.v1.StatusResponse.lease:type_name -> idgen.v1.LeaseStatus
 	18, // 8: idgen.v1.StatusResponse.tags:type_name -> idgen.v1.TagStatus
-	19, // 9: idgen.v1.StatusResponse.started:type_name -> google.protobuf.Timestamp
-	19, // 10: idgen.v1.LeaseStatus.deadline:type_name -> google.protobuf.Timestamp
-	0,  // 11: idgen.v1.TagStatus.kind:type_name -> idgen.v1.Kind
-	1,  // 12: idgen.v1.IDService.Next:input_type -> idgen.v1.NextRequest
-	3,  // 13: idgen.v1.IDService.List:input_type -> idgen.v1.ListRequest
-	5,  // 14: idgen.v1.IDService.Range:input_type -> idgen.v1.RangeRequest
-	7,  // 15: idgen.v1.IDService.Decode:input_type -> idgen.v1.DecodeRequest
-	9,  // 16: idgen.v1.IDService.DescribeTag:input_type -> idgen.v1.DescribeTagRequest
-	11, // 17: idgen.v1.IDService.ListTags:input_type -> idgen.v1.ListTagsRequest
-	15, // 18: idgen.v1.IDService.Status:input_type -> idgen.v1.StatusRequest
-	2,  // 19: idgen.v1.IDService.Next:output_type -> idgen.v1.NextResponse
-	4,  // 20: idgen.v1.IDService.List:output_type -> idgen.v1.ListResponse
-	6,  // 21: idgen.v1.IDService.Range:output_type -> idgen.v1.RangeResponse
-	8,  // 22: idgen.v1.IDService.Decode:output_type -> idgen.v1.DecodeResponse
-	10, // 23: idgen.v1.IDService.DescribeTag:output_type -> idgen.v1.DescribeTagResponse
-	12, // 24: idgen.v1.IDService.ListTags:output_type -> idgen.v1.ListTagsResponse
-	16, // 25: idgen.v1.IDService.Status:output_type -> idgen.v1.StatusResponse
-	19, // [19:26] is the sub-list for method output_type
-	12, // [12:19] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	20, // 9: idgen.v1.StatusResponse.started:type_name -> google.protobuf.Timestamp
+	20, // 10: idgen.v1.StatusResponse.now:type_name -> google.protobuf.Timestamp
+	21, // 11: idgen.v1.StatusResponse.rate_interval:type_name -> google.protobuf.Duration
+	20, // 12: idgen.v1.LeaseStatus.deadline:type_name -> google.protobuf.Timestamp
+	21, // 13: idgen.v1.LeaseStatus.ttl:type_name -> google.protobuf.Duration
+	21, // 14: idgen.v1.LeaseStatus.margin:type_name -> google.protobuf.Duration
+	0,  // 15: idgen.v1.TagStatus.kind:type_name -> idgen.v1.Kind
+	19, // 16: idgen.v1.TagStatus.reservations:type_name -> idgen.v1.Reservation
+	20, // 17: idgen.v1.Reservation.time:type_name -> google.protobuf.Timestamp
+	21, // 18: idgen.v1.Reservation.took:type_name -> google.protobuf.Duration
+	1,  // 19: idgen.v1.IDService.Next:input_type -> idgen.v1.NextRequest
+	3,  // 20: idgen.v1.IDService.List:input_type -> idgen.v1.ListRequest
+	5,  // 21: idgen.v1.IDService.Range:input_type -> idgen.v1.RangeRequest
+	7,  // 22: idgen.v1.IDService.Decode:input_type -> idgen.v1.DecodeRequest
+	9,  // 23: idgen.v1.IDService.DescribeTag:input_type -> idgen.v1.DescribeTagRequest
+	11, // 24: idgen.v1.IDService.ListTags:input_type -> idgen.v1.ListTagsRequest
+	15, // 25: idgen.v1.IDService.Status:input_type -> idgen.v1.StatusRequest
+	2,  // 26: idgen.v1.IDService.Next:output_type -> idgen.v1.NextResponse
+	4,  // 27: idgen.v1.IDService.List:output_type -> idgen.v1.ListResponse
+	6,  // 28: idgen.v1.IDService.Range:output_type -> idgen.v1.RangeResponse
+	8,  // 29: idgen.v1.IDService.Decode:output_type -> idgen.v1.DecodeResponse
+	10, // 30: idgen.v1.IDService.DescribeTag:output_type -> idgen.v1.DescribeTagResponse
+	12, // 31: idgen.v1.IDService.ListTags:output_type -> idgen.v1.ListTagsResponse
+	16, // 32: idgen.v1.IDService.Status:output_type -> idgen.v1.StatusResponse
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_idgen_v1_idgen_proto_init() }
@@ -1422,7 +1631,7 @@ func file_idgen_v1_idgen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idgen_v1_idgen_proto_rawDesc), len(file_idgen_v1_idgen_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -65,8 +65,27 @@ type Stats struct {
 	Waited int64
 	// Step is the step of the latest reservation.
 	Step int64
-	// Buffered is the number of IDs reserved and not yet handed out.
+	// Buffered is the number of IDs reserved and not yet handed out: Current + Next.
 	Buffered int64
+	// Current is the number of IDs left in the block being handed out, CurrentSize its
+	// size (0 before the first block); Next is the size of the block reserved ahead, 0
+	// when there is none. They are the two halves of the double buffer.
+	Current, CurrentSize, Next int64
+}
+
+// HistoryLen is the number of reservations an Allocator keeps for History.
+const HistoryLen = 32
+
+// Reservation is one reservation of a block, as History reports it.
+type Reservation struct {
+	// At is when it started, on the clock of Options.Now.
+	At time.Time
+	// Step is the number of IDs it asked for: the adaptive step at the time.
+	Step int64
+	// Took is how long the store took to answer, on the system clock.
+	Took time.Duration
+	// Err is its error, nil when it succeeded.
+	Err error
 }
 
 // Invariant: no block, and so no ID, is handed out twice.
@@ -95,7 +114,8 @@ type Stats struct {
 //     only by cur.First moving past it, under mu; next becomes cur once and is cleared as it
 //     does, and is never overwritten, since no reservation starts while it is set.
 //
-// The other fields (prefetchAt, step, last, err, errAt, stats) decide only when a block is
+// The other fields (prefetchAt, step, last, setSteps, err, errAt, curSize, history,
+// stats) decide only when a block is
 // reserved, how large, and what is reported; none of them takes part in which IDs exist.
 
 // Allocator hands out the IDs of one tag from blocks reserved in a Store, reserving the
@@ -118,6 +138,10 @@ type Allocator struct {
 	errAt      time.Time
 	step       int64     // the step of the latest reservation
 	last       time.Time // when the latest successful reservation started
+	setSteps   uint64    // SetStep calls, so a failed reservation does not undo one
+	curSize    int64     // the size of cur when it was received
+	history    [HistoryLen]Reservation
+	recorded   int // reservations recorded in history, a ring
 	stats      Stats
 }
 
@@ -182,11 +206,43 @@ func (a *Allocator) Stats() Stats {
 	defer a.mu.Unlock()
 	s := a.stats
 	s.Step = a.step
-	s.Buffered = max(0, a.cur.Len())
+	s.Current, s.CurrentSize = max(0, a.cur.Len()), a.curSize
 	if a.next != nil {
-		s.Buffered += a.next.Len()
+		s.Next = a.next.Len()
 	}
+	s.Buffered = s.Current + s.Next
 	return s
+}
+
+// History returns the latest reservations, at most HistoryLen, oldest first: how the
+// adaptive step moved, and each reservation's latency and error.
+func (a *Allocator) History() []Reservation {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := min(a.recorded, HistoryLen)
+	out := make([]Reservation, 0, n)
+	for i := a.recorded - n; i < a.recorded; i++ {
+		out = append(out, a.history[i%HistoryLen])
+	}
+	return out
+}
+
+// SetStep makes step the size of the next reservation; the step adapts from there as
+// before. MinStep and MaxStep widen to take step in when it is outside them, and never
+// narrow. A reservation already running keeps the step it asked for, and the blocks
+// already reserved are served as they are. A step that is not positive is refused with
+// an error matching ErrInvalidOptions.
+func (a *Allocator) SetStep(step int64) error {
+	if step <= 0 {
+		return fmt.Errorf("%w for tag %q: SetStep(%d): want a positive step", ErrInvalidOptions, a.tag, step)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.step = step
+	a.o.MinStep, a.o.MaxStep = min(a.o.MinStep, step), max(a.o.MaxStep, step)
+	a.last = time.Time{} // the next reservation takes step as it is
+	a.setSteps++
+	return nil
 }
 
 // NextInt64 returns the next ID, waiting for a reservation only when nothing is buffered,
@@ -304,7 +360,7 @@ func (a *Allocator) refill(ctx context.Context) error {
 
 // use makes r the current block.
 func (a *Allocator) use(r Range) {
-	a.cur = r
+	a.cur, a.curSize = r, r.Len()
 	a.prefetchAt = r.First + int64(float64(r.Len())*a.o.Threshold)
 }
 
@@ -337,19 +393,28 @@ func (a *Allocator) start() chan struct{} {
 	a.last = now
 	ch := make(chan struct{})
 	a.fetching = ch
-	go a.reserve(a.step, prevStep, prevLast, ch)
+	go a.reserve(attempt{at: now, step: a.step, prevStep: prevStep, prevLast: prevLast, setSteps: a.setSteps}, ch)
 	return ch
+}
+
+// attempt is one reservation as start made it: what it asks for, and what to restore
+// when it fails.
+type attempt struct {
+	at             time.Time
+	step, prevStep int64
+	prevLast       time.Time
+	setSteps       uint64
 }
 
 // reserve runs one reservation, files its block and tells the Observer, then wakes the
 // callers waiting for it.
-func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan struct{}) {
+func (a *Allocator) reserve(at attempt, done chan struct{}) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), a.o.Timeout)
-	r, err := a.store.Reserve(ctx, a.tag, step)
+	r, err := a.store.Reserve(ctx, a.tag, at.step)
 	cancel()
 	took := time.Since(start)
-	if err = a.file(r, err, prevStep, prevLast); a.o.Observer != nil {
+	if err = a.file(r, err, at, took); a.o.Observer != nil {
 		n := int64(0)
 		if err == nil {
 			n = r.Len()
@@ -361,8 +426,9 @@ func (a *Allocator) reserve(step, prevStep int64, prevLast time.Time, done chan 
 
 // file records the outcome of a reservation that returned r and err, and returns its
 // error: err, or one for a block that would repeat IDs. On failure it restores the step and
-// the time of the previous reservation, so that retries do not grow the step.
-func (a *Allocator) file(r Range, err error, prevStep int64, prevLast time.Time) error {
+// the time of the previous reservation, so that retries do not grow the step, unless
+// SetStep was called since the reservation started.
+func (a *Allocator) file(r Range, err error, at attempt, took time.Duration) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.fetching = nil
@@ -370,9 +436,13 @@ func (a *Allocator) file(r Range, err error, prevStep int64, prevLast time.Time)
 		// A store that moved back (a Redis restarted without its data) would repeat IDs.
 		err = fmt.Errorf("segment: tag %q: the store returned block [%d, %d], not above %d already reserved", a.tag, r.First, r.Last, a.high)
 	}
+	a.history[a.recorded%HistoryLen] = Reservation{At: at.at, Step: at.step, Took: took, Err: err}
+	a.recorded++
 	if err != nil {
 		a.err, a.errAt = err, a.o.Now()
-		a.step, a.last = prevStep, prevLast
+		if a.setSteps == at.setSteps {
+			a.step, a.last = at.prevStep, at.prevLast
+		}
 		a.stats.Failed++
 		return err
 	}

@@ -3,6 +3,8 @@ package segment_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,5 +64,219 @@ func TestNewInvalid(t *testing.T) {
 		if o.Step != tc.step || o.MinStep != tc.minS || o.MaxStep != tc.maxStep {
 			t.Errorf("newT(t, %+v): step %d in [%d, %d], want %d in [%d, %d]", tc.o, o.Step, o.MinStep, o.MaxStep, tc.step, tc.minS, tc.maxStep)
 		}
+	}
+}
+
+// memStore is a Store in memory: counters per tag, and a failure to return while fail
+// is set. Safe for concurrent use.
+type memStore struct {
+	mu    sync.Mutex
+	max   map[string]int64
+	fail  error
+	steps []int64 // the step of every Reserve, in order
+	// entered, when set, hears each Reserve start, which then waits for hold to close.
+	entered chan struct{}
+	hold    chan struct{}
+}
+
+func (m *memStore) Reserve(_ context.Context, tag string, step int64) (segment.Range, error) {
+	m.mu.Lock()
+	entered, hold := m.entered, m.hold
+	m.mu.Unlock()
+	if entered != nil {
+		entered <- struct{}{}
+		<-hold
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.steps = append(m.steps, step)
+	if m.fail != nil {
+		return segment.Range{}, m.fail
+	}
+	if m.max == nil {
+		m.max = map[string]int64{}
+	}
+	m.max[tag] += step
+	return segment.Range{First: m.max[tag] - step + 1, Last: m.max[tag]}, nil
+}
+
+func (m *memStore) setFail(err error) {
+	m.mu.Lock()
+	m.fail = err
+	m.mu.Unlock()
+}
+
+// waitStats polls a's Stats until ok accepts them, for the reservation running in the
+// background.
+func waitStats(t *testing.T, a *segment.Allocator, what string, ok func(segment.Stats) bool) segment.Stats {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := a.Stats()
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: stats %+v", what, st)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestStatsHalves: Stats tells the two halves of the double buffer apart, and Buffered
+// is their sum.
+func TestStatsHalves(t *testing.T) {
+	ctx := context.Background()
+	a := newT(t, &memStore{}, "x", segment.Options{Step: 100, MaxStep: 100, Threshold: 0.5})
+	if st := a.Stats(); st.Current != 0 || st.CurrentSize != 0 || st.Next != 0 || st.Buffered != 0 {
+		t.Fatalf("new Allocator: %+v", st)
+	}
+	if _, err := a.NextN(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Stats(); st.Current != 90 || st.CurrentSize != 100 || st.Next != 0 || st.Buffered != 90 {
+		t.Fatalf("after 10 IDs: %+v", st)
+	}
+	// Past the threshold the next block is reserved in the background.
+	if _, err := a.NextN(ctx, 45); err != nil {
+		t.Fatal(err)
+	}
+	st := waitStats(t, a, "next block reserved", func(s segment.Stats) bool { return s.Next == 100 })
+	if st.Current != 45 || st.CurrentSize != 100 || st.Buffered != 145 {
+		t.Fatalf("after 55 IDs: %+v", st)
+	}
+	// Draining the current block makes the next one current.
+	if _, err := a.NextN(ctx, 46); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Stats(); st.Current != 99 || st.CurrentSize != 100 || st.Buffered != st.Current+st.Next {
+		t.Fatalf("after 101 IDs: %+v", st)
+	}
+}
+
+// TestHistory: every reservation is kept, oldest first, with its step and error, and the
+// ring keeps the latest HistoryLen.
+func TestHistory(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	s := &memStore{}
+	a := newT(t, s, "x", segment.Options{Step: 10, MaxStep: 1 << 40, Threshold: 0.99, Target: time.Hour, Now: now})
+	if h := a.History(); len(h) != 0 {
+		t.Fatalf("History of a new Allocator: %v", h)
+	}
+	// Blocks drained at once: the step doubles with each reservation.
+	for i := range 3 {
+		if _, err := a.NextN(ctx, int(10<<i)); err != nil {
+			t.Fatal(err)
+		}
+		waitStats(t, a, "prefetch", func(st segment.Stats) bool { return st.Reserved == int64(i+1) || st.Next > 0 })
+	}
+	h := a.History()
+	if len(h) < 3 || h[0].Step != 10 || h[1].Step != 20 || h[2].Step != 40 || h[0].Err != nil || !h[0].At.Equal(clock) {
+		t.Fatalf("History = %+v, want steps 10, 20, 40 without errors", h)
+	}
+	boom := errors.New("boom")
+	s.setFail(boom)
+	mu.Lock()
+	clock = clock.Add(time.Minute) // past Retry
+	mu.Unlock()
+	before := a.Stats().Failed
+	for a.Stats().Buffered > 0 {
+		if _, err := a.NextInt64(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.NextInt64(ctx); !errors.Is(err, segment.ErrUnavailable) {
+		t.Fatalf("store down, nothing buffered: %v", err)
+	}
+	h = a.History()
+	if last := h[len(h)-1]; a.Stats().Failed == before || !errors.Is(last.Err, boom) {
+		t.Fatalf("History ends %+v, want the failure", last)
+	}
+	// The ring keeps the latest HistoryLen, oldest first.
+	s.setFail(nil)
+	for range 2 * segment.HistoryLen {
+		mu.Lock()
+		clock = clock.Add(time.Minute)
+		mu.Unlock()
+		if err := a.SetStep(1); err != nil {
+			t.Fatal(err)
+		}
+		for a.Stats().Buffered > 0 {
+			if _, err := a.NextInt64(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := a.NextInt64(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h = a.History()
+	if len(h) != segment.HistoryLen {
+		t.Fatalf("History has %d, want %d", len(h), segment.HistoryLen)
+	}
+	for i := 1; i < len(h); i++ {
+		if h[i].At.Before(h[i-1].At) {
+			t.Fatalf("History not oldest first at %d: %v then %v", i, h[i-1].At, h[i].At)
+		}
+	}
+}
+
+// TestSetStep: the next reservation asks for the step set, the bounds widen to take it
+// in, the step adapts from there, and a failed reservation does not undo it.
+func TestSetStep(t *testing.T) {
+	ctx := context.Background()
+	s := &memStore{}
+	a := newT(t, s, "x", segment.Options{Step: 100, MaxStep: 1000, Threshold: 0.5, Target: time.Hour})
+	if err := a.SetStep(0); !errors.Is(err, segment.ErrInvalidOptions) {
+		t.Fatalf("SetStep(0) = %v, want ErrInvalidOptions", err)
+	}
+	if _, err := a.NextInt64(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetStep(5000); err != nil {
+		t.Fatal(err)
+	}
+	// The current block [1, 100] reserves the next one past half: with the step set.
+	if _, err := a.NextN(ctx, 60); err != nil {
+		t.Fatal(err)
+	}
+	waitStats(t, a, "next block", func(st segment.Stats) bool { return st.Next > 0 })
+	if st := a.Stats(); st.Next != 5000 || st.Step != 5000 {
+		t.Fatalf("after SetStep(5000): %+v, want a next block of 5000", st)
+	}
+	if o := segment.Resolved(a); o.MinStep != 100 || o.MaxStep != 5000 {
+		t.Fatalf("bounds after SetStep(5000): [%d, %d], want [100, 5000]", o.MinStep, o.MaxStep)
+	}
+	if err := a.SetStep(7); err != nil {
+		t.Fatal(err)
+	}
+	if o := segment.Resolved(a); o.MinStep != 7 || o.MaxStep != 5000 {
+		t.Fatalf("bounds after SetStep(7): [%d, %d], want [7, 5000]", o.MinStep, o.MaxStep)
+	}
+	// SetStep while a reservation runs, which then fails: the step set stays.
+	entered, hold := make(chan struct{}), make(chan struct{})
+	s.mu.Lock()
+	s.fail, s.entered, s.hold = errors.New("down"), entered, hold
+	s.mu.Unlock()
+	if _, err := a.NextN(ctx, 40+2500); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	if err := a.SetStep(9); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	waitStats(t, a, "failed reservation", func(st segment.Stats) bool { return st.Failed == 1 })
+	if st := a.Stats(); st.Step != 9 {
+		t.Fatalf("step after SetStep(9) during a reservation that failed: %d", st.Step)
+	}
+	s.mu.Lock()
+	steps := append([]int64(nil), s.steps...)
+	s.mu.Unlock()
+	if want := []int64{100, 5000, 7}; !slices.Equal(steps, want) {
+		t.Fatalf("steps asked of the store %v, want %v", steps, want)
 	}
 }

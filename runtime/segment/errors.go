@@ -11,6 +11,8 @@ var (
 	// ErrInvalidOptions is matched by the error of New for a missing store or tag or
 	// inconsistent Options.
 	ErrInvalidOptions = errors.New("segment: invalid options")
+	// ErrTagExists is matched by the error of a store's Create for a tag it has already.
+	ErrTagExists = errors.New("segment: tag exists")
 )
 
 // UnavailableError is returned by an Allocator whose buffered IDs have run out while the

@@ -84,6 +84,22 @@ func statements(d Dialect, table string) (reserve, insert string) {
 	return "", ""
 }
 
+// createStatement returns the insertion of a new tag that Create runs, taking (tag,
+// max_id, step). On PostgreSQL and SQLite it does nothing if the tag exists (0 rows
+// affected); on MySQL it fails with a duplicate key (1062), since its ON DUPLICATE KEY
+// UPDATE reports an unchanged row as 1 row affected under the clientFoundRows option.
+func createStatement(d Dialect, table string) string {
+	switch d {
+	case Postgres:
+		return "INSERT INTO " + table + " (tag, max_id, step) VALUES ($1, $2, $3) ON CONFLICT (tag) DO NOTHING"
+	case MySQL:
+		return "INSERT INTO " + table + " (tag, max_id, step) VALUES (?, ?, ?)"
+	case SQLite:
+		return "INSERT INTO " + table + " (tag, max_id, step) VALUES (?1, ?2, ?3) ON CONFLICT (tag) DO NOTHING"
+	}
+	return ""
+}
+
 // SQL is a Store on a table of tags (see [SQL.Schema]), each reservation one UPDATE.
 // Safe for concurrent use by any number of processes.
 type SQL struct {
@@ -91,6 +107,7 @@ type SQL struct {
 	dialect         Dialect
 	table           string
 	reserve, insert string
+	create          string
 
 	created sqlstore.Created // CreateTable has succeeded
 }
@@ -114,6 +131,7 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.reserve, s.insert = statements(dialect, table)
+	s.create = createStatement(dialect, table)
 	return s, nil
 }
 
@@ -228,4 +246,72 @@ func checkArgs(tag string, step int64) error {
 		return fmt.Errorf("segment: step %d for tag %q: want a positive step", step, tag)
 	}
 	return nil
+}
+
+// Counter is a tag's counter in a store, as [SQL.Tags] lists it.
+type Counter struct {
+	// Tag is the business tag.
+	Tag string
+	// Max is the highest ID reserved so far (0 for a tag never reserved from).
+	Max int64
+	// Step is the size of the latest reservation (or the step given to Create).
+	Step int64
+}
+
+// Create adds tag to the table so that its first block starts at first: a row with
+// max_id first-1 and step. It fails with an error matching ErrTagExists if the tag has a
+// row already, and leaves that row as it is (moving a counter back would repeat IDs).
+// first and step must be positive. A tag need not be created: the first reservation of
+// a tag the table does not have starts it at 1.
+func (s *SQL) Create(ctx context.Context, tag string, first, step int64) error {
+	if err := checkArgs(tag, step); err != nil {
+		return err
+	}
+	if first <= 0 {
+		return fmt.Errorf("segment: creating tag %q at %d: want a positive first ID", tag, first)
+	}
+	if err := s.CreateTable(ctx); err != nil {
+		return err
+	}
+	var n int64
+	err := s.retry(ctx, func() error {
+		res, err := s.db.ExecContext(ctx, s.create, tag, first-1, step)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if (err == nil && n == 0) || (s.dialect == MySQL && sqlerr.MySQLDuplicate(err)) {
+		return fmt.Errorf("%w: %q", ErrTagExists, tag)
+	}
+	if err != nil {
+		return fmt.Errorf("segment: creating tag %q: %w", tag, err)
+	}
+	return nil
+}
+
+// Tags returns the counter of every tag in the table, ordered by tag: what a service
+// that serves every tag of a table (as Leaf does) reads to find them.
+func (s *SQL) Tags(ctx context.Context) ([]Counter, error) {
+	if err := s.CreateTable(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT tag, max_id, step FROM "+s.table+" ORDER BY tag")
+	if err != nil {
+		return nil, fmt.Errorf("segment: listing tags: %w", err)
+	}
+	defer rows.Close()
+	var out []Counter
+	for rows.Next() {
+		var c Counter
+		if err := rows.Scan(&c.Tag, &c.Max, &c.Step); err != nil {
+			return nil, fmt.Errorf("segment: listing tags: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("segment: listing tags: %w", err)
+	}
+	return out, nil
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -93,4 +97,91 @@ func (s *Store) Reserve(ctx context.Context, tag string, step int64) (segment.Ra
 		return segment.Range{}, fmt.Errorf("redissegment: reserving %d IDs of tag %q: %w", step, tag, err)
 	}
 	return segment.Range{First: max - step + 1, Last: max}, nil
+}
+
+// Create sets tag's counter so that its first block starts at first (SET prefix+tag
+// first-1 NX). It fails with an error matching segment.ErrTagExists if the key exists,
+// and leaves it as it is (moving a counter back would repeat IDs). first and step must be
+// positive; Redis keeps no step, so step is only checked.
+func (s *Store) Create(ctx context.Context, tag string, first, step int64) error {
+	switch {
+	case tag == "":
+		return errors.New("redissegment: empty tag")
+	case first <= 0 || step <= 0:
+		return fmt.Errorf("redissegment: creating tag %q at %d, step %d: want a positive first ID and step", tag, first, step)
+	}
+	ok, err := s.c.SetNX(ctx, s.prefix+tag, first-1, 0).Result()
+	if err != nil {
+		return fmt.Errorf("redissegment: creating tag %q: %w", tag, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: %q", segment.ErrTagExists, tag)
+	}
+	return nil
+}
+
+// Tags returns the counter of every tag under the prefix (SCAN, on every master of a
+// cluster), ordered by tag, with Step 0: Redis keeps no step. Keys under the prefix
+// include those of a store whose prefix extends it ("a:" and "a:b:"); a key that does
+// not hold an integer is skipped. The SCAN walks the whole keyspace.
+func (s *Store) Tags(ctx context.Context) ([]segment.Counter, error) {
+	var mu sync.Mutex
+	var out []segment.Counter
+	list := func(ctx context.Context, c redis.Cmdable) error {
+		iter := c.Scan(ctx, 0, globEscape(s.prefix)+"*", 1000).Iterator()
+		var keys []string
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			max, err := c.Get(ctx, k).Int64()
+			if errors.Is(err, redis.Nil) || (err != nil && !isConnErr(err)) {
+				continue // gone since the SCAN, or not a counter
+			}
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			out = append(out, segment.Counter{Tag: strings.TrimPrefix(k, s.prefix), Max: max})
+			mu.Unlock()
+		}
+		return nil
+	}
+	each := func(ctx context.Context, c *redis.Client) error { return list(ctx, c) }
+	var err error
+	switch c := s.c.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx, each)
+	case *redis.Ring:
+		err = c.ForEachShard(ctx, each)
+	default:
+		err = list(ctx, c)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redissegment: listing tags: %w", err)
+	}
+	slices.SortFunc(out, func(a, b segment.Counter) int { return strings.Compare(a.Tag, b.Tag) })
+	return out, nil
+}
+
+// isConnErr tells a failure to reach Redis from a reply about the key (a value that is
+// not an integer, a key of another type).
+func isConnErr(err error) bool {
+	var re redis.Error
+	return !errors.As(err, &re) && !errors.Is(err, strconv.ErrSyntax)
+}
+
+// globEscape escapes the glob characters of SCAN's MATCH in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -90,6 +90,13 @@ type Config struct {
 	// Peers are the addresses of the fleet's other instances (base URLs), for the
 	// console's fleet view.
 	Peers []string `yaml:"peers"`
+	// TagStore names the store whose table holds segment tags made at run time (the
+	// console's admin form creates them there): every tag found in it and not under
+	// Tags is served as a segment tag, found at start and every TagRefresh after, so
+	// every instance sharing the store serves it. Empty: only the tags under Tags.
+	TagStore string `yaml:"tag_store"`
+	// Console configures the web console at "/".
+	Console Console `yaml:"console"`
 
 	// Source names where the configuration came from: a file name or "default".
 	Source string `yaml:"-"`
@@ -113,7 +120,23 @@ type Token struct {
 	TokenFile string   `yaml:"token_file"`
 	TokenEnv  string   `yaml:"token_env"`
 	Tags      []string `yaml:"tags"`
+	// Admin lets the token change tags in the console (create segment tags in TagStore,
+	// change a step). An admin token grants every tag (Tags empty).
+	Admin bool `yaml:"admin"`
 }
+
+// Console configures the web console: the fleet, the tags' buffers and a decoder of
+// IDs, served at "/" behind the same tokens as the API.
+type Console struct {
+	// Enabled turns the console on or off; on when not set.
+	Enabled *bool `yaml:"enabled"`
+	// RateInterval is the interval of one IDs-per-second figure in Status and in the
+	// console's sparklines, which show the last 60; 10s (ten minutes) if 0.
+	RateInterval time.Duration `yaml:"rate_interval"`
+}
+
+// ConsoleOn reports whether the console is served.
+func (c *Config) ConsoleOn() bool { return c.Console.Enabled == nil || *c.Console.Enabled }
 
 // Limits bound requests before any work is done for them.
 type Limits struct {
@@ -319,6 +342,14 @@ func Layout(s string) (snowflake.Layout, error) {
 	return snowflake.Layout{}, fmt.Errorf("unknown layout %q (want classic, classic-dc, sonyflake or jsonsafe)", s)
 }
 
+// ValidTagName checks name as the name of a tag, configured or created at run time.
+func ValidTagName(name string) error {
+	if !tagNameRE.MatchString(name) {
+		return fmt.Errorf("%q: want 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
 // tagNameRE is what a tag name may be: it appears in URL paths and metric labels.
 var tagNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
@@ -393,8 +424,8 @@ func (c *Config) check() error {
 	needSnowflake := ""
 	for i, t := range c.Tags {
 		field := fmt.Sprintf("tags[%d]", i)
-		if !tagNameRE.MatchString(t.Name) {
-			return fieldErr(field+".name", "%q: want 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit", t.Name)
+		if err := ValidTagName(t.Name); err != nil {
+			return fieldErr(field+".name", "%v", err)
 		}
 		if names[t.Name] {
 			return fieldErr(field+".name", "tag %q is configured twice", t.Name)
@@ -506,6 +537,21 @@ func (c *Config) check() error {
 			if !names[tag] {
 				return fieldErr(fmt.Sprintf("%s.tags[%d]", field, j), "no tag named %q under tags", tag)
 			}
+		}
+		if t.Admin && len(t.Tags) > 0 {
+			return fieldErr(field+".admin", "an admin token changes every tag: leave its tags empty (it grants all)")
+		}
+	}
+	if c.Console.RateInterval < 0 {
+		return fieldErr("console.rate_interval", "%v is negative", c.Console.RateInterval)
+	}
+	if c.TagStore != "" {
+		s, ok := c.Stores[c.TagStore]
+		switch {
+		case !ok:
+			return fieldErr("tag_store", "no store named %q under stores", c.TagStore)
+		case s.Type == StoreEtcd:
+			return fieldErr("tag_store", "store %q is etcd, which holds leases, not segments (use sqlite, postgres, mysql or redis)", c.TagStore)
 		}
 	}
 	if len(c.Tokens) == 0 && !c.Insecure && !Loopback(host) {

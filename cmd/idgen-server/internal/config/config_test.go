@@ -62,6 +62,12 @@ func TestBadField(t *testing.T) {
 		{"no tags", "listen: 127.0.0.1:1\n", `config: x.yaml: tags: none configured`},
 		{"cap", good + "limits: {max_count: -1}\n", `config: x.yaml:13: limits.max_count: -1: want at least 1`},
 		{"tls half", good + "tls: {cert: a.pem}\n", `config: x.yaml:13: tls: cert and key go together`},
+		{"admin token of some tags", good + "tokens:\n  - {token: 0123456789abcdef0123, tags: [id], admin: true}\n",
+			`config: x.yaml:14: tokens[0].admin: an admin token changes every tag`},
+		{"tag store missing", good + "tag_store: nowhere\n", `config: x.yaml:13: tag_store: no store named "nowhere"`},
+		{"tag store etcd", strings.Replace(good, "stores:\n", "stores:\n  e: {type: etcd, endpoints: [127.0.0.1:2379]}\n", 1) + "tag_store: e\n",
+			`config: x.yaml:14: tag_store: store "e" is etcd`},
+		{"rate interval", good + "console: {rate_interval: -1s}\n", `config: x.yaml:13: console.rate_interval: -1s is negative`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,6 +76,29 @@ func TestBadField(t *testing.T) {
 				t.Fatalf("got  %v\nwant %s...", err, c.want)
 			}
 		})
+	}
+}
+
+// TestConsoleSwitch: the console is on unless the file or -console says otherwise.
+func TestConsoleSwitch(t *testing.T) {
+	c, err := Parse("x.yaml", []byte(good))
+	if err != nil || !c.ConsoleOn() {
+		t.Fatalf("default: on %v, %v", c != nil && c.ConsoleOn(), err)
+	}
+	if c, err = Parse("x.yaml", []byte(good+"console: {enabled: false}\n")); err != nil || c.ConsoleOn() {
+		t.Fatalf("enabled: false: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "idgen.yaml")
+	if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) (string, bool) { return "", false }
+	if c, _, err = Load([]string{"-config", file, "-console=false"}, none, io.Discard); err != nil || c.ConsoleOn() {
+		t.Fatalf("-console=false: %v", err)
+	}
+	env := func(k string) (string, bool) { return "false", k == "IDGEN_CONSOLE" }
+	if c, _, err = Load([]string{"-config", file}, env, io.Discard); err != nil || c.ConsoleOn() {
+		t.Fatalf("IDGEN_CONSOLE=false: %v", err)
 	}
 }
 

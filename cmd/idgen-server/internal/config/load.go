@@ -26,7 +26,7 @@ type Options struct {
 // overrides holds the flags that override fields of the file.
 type overrides struct {
 	listen, advertise, token, tokenFile, tlsCert, tlsKey, tlsClientCA, logLevel string
-	insecure                                                                    bool
+	insecure, console                                                           bool
 	maxCount                                                                    int
 	drain                                                                       time.Duration
 }
@@ -58,6 +58,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	fs.StringVar(&ov.logLevel, "log-level", "", "debug, info, warn or error")
 	fs.IntVar(&ov.maxCount, "max-count", 0, "cap on the count of List and Range calls")
 	fs.DurationVar(&ov.drain, "drain", 0, "how long in-flight calls get at shutdown")
+	fs.BoolVar(&ov.console, "console", true, "serve the web console at / (overrides console.enabled)")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "usage: idgen-server [flags]\n\nServes IDs over gRPC, gRPC-Web, Connect and Leaf's HTTP paths on one port.\nEvery flag can also be set by its environment variable, IDGEN_ and the flag's name\nin capitals with '_' for '-' (IDGEN_LISTEN, IDGEN_TOKEN); flags win.\n\n")
 		fs.PrintDefaults()
@@ -139,6 +140,9 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 		}
 		if set["drain"] {
 			c.Drain = ov.drain
+		}
+		if set["console"] {
+			c.Console.Enabled = &ov.console
 		}
 	}, origin)
 	return c, o, err

@@ -29,14 +29,14 @@ var _ idgenv1connect.IDServiceHandler = (*api)(nil)
 // allow, known or not, is PERMISSION_DENIED with the same message, so a token learns
 // nothing about tags it may not use; an unknown tag is NOT_FOUND only to a grant of
 // every tag.
-func (s *Server) lookup(g *grant, name string) (*tag, error) {
+func (s *Server) lookup(g *Grant, name string) (*tag, error) {
 	if name == "" {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("tag is required"))
 	}
-	if !g.allows(name) {
+	if !g.Allows(name) {
 		return nil, connect.NewError(connect.CodePermissionDenied, fmt.Errorf("this token does not grant tag %q", name))
 	}
-	t, ok := s.tags[name]
+	t, ok := s.tagNamed(name)
 	if !ok {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown tag %q", name))
 	}
@@ -151,15 +151,11 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 		}
 		return connect.NewResponse(r), nil
 	}
-	for _, t := range a.s.order {
-		if !g.allows(t.name) {
-			continue
-		}
-		if r, err := t.decode(req.Msg.Id, zone); err == nil {
-			return connect.NewResponse(r), nil
-		}
+	r, err := a.s.Decode(g, req.Msg.Id, zone)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
-	return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q is not an ID of any tag this token grants", req.Msg.Id))
+	return connect.NewResponse(r), nil
 }
 
 func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeTagRequest]) (*connect.Response[v1.DescribeTagResponse], error) {
@@ -173,8 +169,8 @@ func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeT
 func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsRequest]) (*connect.Response[v1.ListTagsResponse], error) {
 	g := grantOf(ctx)
 	r := &v1.ListTagsResponse{}
-	for _, t := range a.s.order {
-		if g.allows(t.name) {
+	for _, t := range a.s.tagList() {
+		if g.Allows(t.name) {
 			r.Tags = append(r.Tags, t.info())
 		}
 	}
@@ -198,7 +194,7 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			return
 		}
 		name := r.PathValue("tag")
-		if _, known := s.tags[name]; !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
+		if _, known := s.tagNamed(name); !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
 			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
 		}
 		t, err := s.lookup(g, name)

@@ -26,23 +26,27 @@ type auth struct {
 type tokenEntry struct {
 	name string
 	hash [sha256.Size]byte
-	g    *grant
+	g    *Grant
 }
 
-// grant is what a token allows: every tag, or those named.
-type grant struct {
-	name string
-	all  bool
-	tags map[string]bool
+// Grant is what a token allows: every tag, or those named, and whether it may change
+// tags (the console's admin forms).
+type Grant struct {
+	// Name is the token's name in the configuration ("open" when no token is
+	// configured): who made a change, in the log.
+	Name string
+	// All says the token grants every tag; Admin, that it may also change them.
+	All, Admin bool
+	tags       map[string]bool
 }
 
-// allows reports whether g grants tag; a nil grant (no auth configured) grants all.
-func (g *grant) allows(tag string) bool {
-	return g == nil || g.all || g.tags[tag]
+// Allows reports whether g grants tag; a nil Grant (no auth configured) grants all.
+func (g *Grant) Allows(tag string) bool {
+	return g == nil || g.All || g.tags[tag]
 }
 
 // everything is the grant of every call when no token is configured.
-var everything = &grant{name: "open", all: true}
+var everything = &Grant{Name: "open", All: true}
 
 func newAuth(cfg *config.Config) (*auth, error) {
 	a := &auth{open: len(cfg.Tokens) == 0}
@@ -55,7 +59,7 @@ func newAuth(cfg *config.Config) (*auth, error) {
 		if name == "" {
 			name = "tokens[" + strconv.Itoa(i) + "]"
 		}
-		g := &grant{name: name, all: len(t.Tags) == 0, tags: map[string]bool{}}
+		g := &Grant{Name: name, All: len(t.Tags) == 0, Admin: t.Admin && len(t.Tags) == 0, tags: map[string]bool{}}
 		for _, tag := range t.Tags {
 			g.tags[tag] = true
 		}
@@ -70,7 +74,7 @@ var (
 )
 
 // check returns the grant of an Authorization header's bearer token.
-func (a *auth) check(header string) (*grant, bool) {
+func (a *auth) check(header string) (*Grant, bool) {
 	if a.open {
 		return everything, true
 	}
@@ -78,8 +82,16 @@ func (a *auth) check(header string) (*grant, bool) {
 	if !ok || tok == "" {
 		return nil, false
 	}
+	return a.token(tok)
+}
+
+// token returns the grant of a token.
+func (a *auth) token(tok string) (*Grant, bool) {
+	if a.open {
+		return everything, true
+	}
 	h := sha256.Sum256([]byte(tok))
-	var found *grant
+	var found *Grant
 	for i := range a.tokens {
 		if subtle.ConstantTimeCompare(h[:], a.tokens[i].hash[:]) == 1 {
 			found = a.tokens[i].g
@@ -91,10 +103,10 @@ func (a *auth) check(header string) (*grant, bool) {
 type grantKey struct{}
 
 // grantOf returns the grant the interceptor put in ctx.
-func grantOf(ctx context.Context) *grant {
-	g, _ := ctx.Value(grantKey{}).(*grant)
+func grantOf(ctx context.Context) *Grant {
+	g, _ := ctx.Value(grantKey{}).(*Grant)
 	if g == nil {
-		return &grant{} // nothing granted: a handler reached without the interceptor
+		return &Grant{} // nothing granted: a handler reached without the interceptor
 	}
 	return g
 }
@@ -126,7 +138,7 @@ func (a *auth) httpAll(h http.Handler) http.Handler {
 		case !ok:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
 			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
-		case !g.all:
+		case !g.All:
 			http.Error(w, "permission denied: this token does not grant every tag", http.StatusForbidden)
 		default:
 			h.ServeHTTP(w, r)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
@@ -57,8 +59,12 @@ type Server struct {
 	started time.Time
 
 	stores map[string]*store
-	tags   map[string]*tag
-	order  []*tag
+	table  atomic.Pointer[tagTable]
+	tagMu  sync.Mutex // serialises changes of table
+	tagSeg tagStore   // the tag store's segment store, nil without one
+	rates  rates      // IDs per second over every tag
+	stopBg func()     // stops the background work (rates, tag refresh)
+	bg     sync.WaitGroup
 	auth   *auth
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
@@ -138,7 +144,7 @@ func (c *issuedCounter) total() uint64 {
 // New builds a Server from cfg: it opens the stores, claims a worker ID (waiting at most
 // LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
-	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, tags: map[string]*tag{}}
+	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
 	defer func() {
 		if err != nil {
 			s.closeAll(context.Background())
@@ -203,6 +209,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 	}
 
+	table := &tagTable{byName: map[string]*tag{}}
 	for _, tc := range cfg.Tags {
 		t := &tag{name: tc.Name, kind: kindOf(tc.Kind), prefix: tc.Prefix}
 		switch tc.Kind {
@@ -223,21 +230,37 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			if err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
-			t.health = &segmentHealth{}
-			obs := segmentObserver{s.metrics.segment, t.health, log}
-			if t.alloc, err = segment.New(ss, tc.Name, segment.Options{
-				Step: tc.Step, MinStep: tc.MinStep, MaxStep: tc.MaxStep, Timeout: ReserveTimeout, Observer: obs,
-			}); err != nil {
-				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
+			if t, err = s.newSegmentTag(tc.Name, tc.Store, ss, segment.Options{Step: tc.Step, MinStep: tc.MinStep, MaxStep: tc.MaxStep}, false); err != nil {
+				return nil, err
 			}
-			s.metrics.segment.Track(t.alloc)
 		}
-		s.tags[t.name] = t
-		s.order = append(s.order, t)
+		table = table.with(t)
+	}
+	s.table.Store(table)
+	if cfg.TagStore != "" {
+		st, err := open(cfg.TagStore)
+		if err != nil {
+			return nil, err
+		}
+		ss, err := st.segmentStore(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("server: tag_store %q: %w", cfg.TagStore, err)
+		}
+		ts, ok := ss.(tagStore)
+		if !ok {
+			return nil, fmt.Errorf("server: tag_store %q: store type %s cannot list or create tags", cfg.TagStore, st.cfg.Type)
+		}
+		s.tagSeg = ts
+		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		err = s.RefreshTags(rctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("server: tag_store %q: looking for tags: %w", cfg.TagStore, err)
+		}
 	}
 	// Each segment tag reserves its first block now, so that readiness reflects its
 	// store and the first call does not wait. The ID taken is dropped: a gap.
-	for _, t := range s.order {
+	for _, t := range s.tagList() {
 		if t.alloc != nil {
 			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
 			if _, err := t.alloc.NextInt64(wctx); err != nil {
@@ -247,6 +270,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 	}
 	s.mux = s.routes()
+	bg, stop := context.WithCancel(context.Background())
+	s.stopBg = stop
+	s.bg.Go(func() { s.sampleRates(bg) })
+	if s.tagSeg != nil {
+		s.bg.Go(func() { s.refreshLoop(bg) })
+	}
 	return s, nil
 }
 
@@ -308,10 +337,23 @@ func (s *Server) Authorized(r *http.Request, tag string) bool {
 		return false
 	}
 	if tag == "" {
-		return g.all
+		return g.All
 	}
-	return g.allows(tag)
+	return g.Allows(tag)
 }
+
+// GrantOf returns the grant of the request's bearer token (every tag, named "open",
+// when no token is configured), for handlers mounted on Mux.
+func (s *Server) GrantOf(r *http.Request) (*Grant, bool) {
+	return s.auth.check(r.Header.Get("Authorization"))
+}
+
+// GrantOfToken returns the grant of a token given otherwise (the console's login form),
+// compared in constant time as bearer tokens are.
+func (s *Server) GrantOfToken(token string) (*Grant, bool) { return s.auth.token(token) }
+
+// Open reports whether no token is configured: every caller may use every tag.
+func (s *Server) Open() bool { return s.auth.open }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -424,6 +466,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) closeAll(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.stopBg()
+		s.bg.Wait()
 		var errs []error
 		if s.lease != nil {
 			if err := s.lease.Close(ctx); err != nil {
@@ -465,7 +509,7 @@ func (s *Server) Ready() (bool, string) {
 			return false, "waiting for a fresh worker ID's previous holders to stop"
 		}
 	}
-	for _, t := range s.order {
+	for _, t := range s.tagList() {
 		if t.alloc != nil && t.alloc.Stats().Buffered == 0 && t.health.err() != nil {
 			return false, "a segment tag has no IDs buffered and its store fails"
 		}
@@ -504,14 +548,17 @@ func (h *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (
 }
 
 // Status reports this server: the lease, readiness and the tags g grants (every tag for
-// nil).
-func (s *Server) Status(g *grant) *v1.StatusResponse {
+// nil): the data of the API's Status call and of the console.
+func (s *Server) Status(g *Grant) *v1.StatusResponse {
 	addr := s.cfg.Advertise
 	if addr == "" {
 		addr = s.cfg.Listen
 	}
 	ok, why := s.Ready()
-	r := &v1.StatusResponse{Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started)}
+	r := &v1.StatusResponse{
+		Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started),
+		Now: timestamppb.Now(), Rate: s.rates.list(), RateInterval: durationpb.New(s.rateInterval()),
+	}
 	switch {
 	case s.lease != nil:
 		st := &s.leaseSt
@@ -527,19 +574,42 @@ func (s *Server) Status(g *grant) *v1.StatusResponse {
 		}
 		st.mu.Unlock()
 		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
+		ttl, margin := s.leaseTerm()
+		r.Lease.Ttl, r.Lease.Margin = durationpb.New(ttl), durationpb.New(margin)
 	case s.static != nil:
 		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total(), DriftNanos: s.issued.drift.Load()}
 	}
-	for _, t := range s.order {
-		if g != nil && !g.allows(t.name) {
+	for _, t := range s.tagList() {
+		if g != nil && !g.Allows(t.name) {
 			continue
 		}
-		ts := &v1.TagStatus{Name: t.name, Kind: t.kind}
+		ts := &v1.TagStatus{Name: t.name, Kind: t.kind, Store: t.store, FromStore: t.fromStore, Rate: math.Float64frombits(t.rate.Load())}
 		if t.alloc != nil {
 			st := t.alloc.Stats()
 			ts.Step, ts.Buffered, ts.Reserved, ts.Failed, ts.Waited = st.Step, st.Buffered, st.Reserved, st.Failed, st.Waited
+			ts.Current, ts.CurrentSize, ts.Next = st.Current, st.CurrentSize, st.Next
+			for _, h := range t.alloc.History() {
+				rv := &v1.Reservation{Time: timestamppb.New(h.At), Step: h.Step, Took: durationpb.New(h.Took)}
+				if h.Err != nil {
+					rv.Error = h.Err.Error()
+				}
+				ts.Reservations = append(ts.Reservations, rv)
+			}
 		}
 		r.Tags = append(r.Tags, ts)
 	}
 	return r
+}
+
+// leaseTerm returns the lease's TTL and margin as the lease resolves them.
+func (s *Server) leaseTerm() (ttl, margin time.Duration) {
+	l := s.cfg.Snowflake.Lease
+	ttl, margin = l.TTL, l.Margin
+	if ttl == 0 {
+		ttl = lease.DefaultTTL
+	}
+	if margin == 0 {
+		margin = ttl / 10
+	}
+	return ttl, margin
 }

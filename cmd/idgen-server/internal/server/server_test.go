@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
@@ -388,5 +390,127 @@ tags: [{name: id, kind: snowflake}, {name: order, kind: segment, store: local}]
 	}
 	if len(peers[1].Status.Tags) != 2 || peers[1].Status.Tags[1].Buffered == 0 {
 		t.Fatalf("peer tags %v", peers[1].Status.Tags)
+	}
+}
+
+// TestTagStore: tags created at run time are rows of the tag store, served at once here
+// and at start by another server on the store; a configured tag of the same name wins;
+// bad names, starts and steps, tags that exist and a server without a tag store are
+// refused; SetStep changes a segment tag's next block.
+func TestTagStore(t *testing.T) {
+	db := testserver.SQLite(t, "local")
+	cfg := "stores:\n" + db + `
+tags:
+  - {name: order, kind: segment, store: local, step: 100}
+  - {name: uuid, kind: uuid7}
+tag_store: local
+`
+	a := testserver.Start(t, cfg)
+	ctx := context.Background()
+	if err := a.CreateSegmentTag(ctx, "refund", 1000, 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		first, step int64
+		want        error
+	}{
+		{"refund", 1, 10, server.ErrTagExists},
+		{"order", 1, 10, server.ErrTagExists},
+		{"uuid", 1, 10, server.ErrTagExists},
+		{"bad name!", 1, 10, nil},
+		{"x", 0, 10, nil},
+		{"x", 1, 0, nil},
+	} {
+		err := a.CreateSegmentTag(ctx, tc.name, tc.first, tc.step)
+		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+			t.Errorf("CreateSegmentTag(%q, %d, %d) = %v, want %v", tc.name, tc.first, tc.step, err, tc.want)
+		}
+	}
+	c := client(a.URL, "")
+	if got, err := c.Next(ctx, connect.NewRequest(&v1.NextRequest{Tag: "refund"})); err != nil || got.Msg.Id != 1000 {
+		t.Fatalf("first ID of refund: %v, %v", got, err)
+	}
+	// Another server on the store serves it from the start, and the configured order
+	// only once.
+	b := testserver.Start(t, cfg)
+	st := b.Status(nil)
+	var names []string
+	for _, ts := range st.Tags {
+		names = append(names, ts.Name)
+		if ts.Name == "refund" && (!ts.FromStore || ts.Store != "local") {
+			t.Errorf("refund on the second server: %+v", ts)
+		}
+	}
+	if want := []string{"order", "uuid", "refund"}; !slices.Equal(names, want) {
+		t.Fatalf("second server's tags %v, want %v", names, want)
+	}
+	if got, err := client(b.URL, "").Next(ctx, connect.NewRequest(&v1.NextRequest{Tag: "refund"})); err != nil || got.Msg.Id <= 1000 {
+		t.Fatalf("refund on the second server: %v, %v", got, err)
+	}
+	// SetStep: the next block has the step set.
+	if err := b.SetStep("uuid", 5); !errors.Is(err, server.ErrNotSegment) {
+		t.Errorf("SetStep of a uuid7 tag: %v", err)
+	}
+	if err := b.SetStep("nope", 5); !errors.Is(err, server.ErrUnknownTag) {
+		t.Errorf("SetStep of an unknown tag: %v", err)
+	}
+	if err := b.SetStep("refund", 7); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client(b.URL, "").List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "refund", Count: 20})); err != nil {
+		t.Fatal(err)
+	}
+	testserver.WaitFor(t, "a block of 7", 10*time.Second, func() error {
+		for _, ts := range b.Status(nil).Tags {
+			if ts.Name == "refund" {
+				if r := ts.Reservations; len(r) > 0 && r[len(r)-1].Step == 7 {
+					return nil
+				}
+				return fmt.Errorf("reservations %v", ts.Reservations)
+			}
+		}
+		return errors.New("no refund")
+	})
+	// Without a tag store nothing is created.
+	plain := testserver.Start(t, "tags:\n  - {name: uuid, kind: uuid7}\n")
+	if err := plain.CreateSegmentTag(ctx, "x", 1, 1); !errors.Is(err, server.ErrNoTagStore) {
+		t.Errorf("without a tag store: %v", err)
+	}
+}
+
+// TestStatusFigures: Status reports the lease's term, the server's clock, the IDs per
+// second of every rate interval, and each segment tag's buffer halves and reservations.
+func TestStatusFigures(t *testing.T) {
+	s := testserver.Start(t, testConfig(t)+"console: {rate_interval: 100ms}\n")
+	waitReady(t, s.URL)
+	c := client(s.URL, allToken)
+	ctx := context.Background()
+	if _, err := c.List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "order", Count: 250})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "id", Count: 1000})); err != nil {
+		t.Fatal(err)
+	}
+	testserver.WaitFor(t, "a rate figure", 10*time.Second, func() error {
+		if r := s.Status(nil).Rate; !slices.ContainsFunc(r, func(v float64) bool { return v > 0 }) {
+			return fmt.Errorf("rates %v", r)
+		}
+		return nil
+	})
+	st := s.Status(nil)
+	if st.Now == nil || st.RateInterval.AsDuration() != 100*time.Millisecond || len(st.Rate) > server.RateFigures {
+		t.Errorf("clock %v, interval %v, %d figures", st.Now, st.RateInterval, len(st.Rate))
+	}
+	if l := st.Lease; l.Ttl.AsDuration() != 3*time.Second || l.Margin.AsDuration() != 300*time.Millisecond || l.Issued < 1000 {
+		t.Errorf("lease %+v", l)
+	}
+	for _, ts := range st.Tags {
+		if ts.Name != "order" {
+			continue
+		}
+		if ts.Store != "local" || ts.FromStore || ts.Current+ts.Next != ts.Buffered || ts.CurrentSize < ts.Current || len(ts.Reservations) == 0 || ts.Reservations[0].Step != 100 {
+			t.Errorf("order: %+v", ts)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -39,6 +40,13 @@ type tag struct {
 	format *number.Format     // number
 	alloc  *segment.Allocator // segment
 	health *segmentHealth     // segment
+	store  string             // segment: the store's name
+	// fromStore says the tag was found in the tag store (or created there), not
+	// configured.
+	fromStore bool
+
+	issued atomic.Int64  // IDs handed out, for the rates (one add per call)
+	rate   atomic.Uint64 // the latest interval's IDs per second, as float64 bits
 }
 
 // segmentHealth keeps what readiness needs of a segment tag: whether its latest
@@ -91,6 +99,14 @@ func (e *errWrongKind) Error() string {
 
 // next returns one ID and its text.
 func (t *tag) next(ctx context.Context) (int64, string, error) {
+	id, text, err := t.next1(ctx)
+	if err == nil {
+		t.issued.Add(1)
+	}
+	return id, text, err
+}
+
+func (t *tag) next1(ctx context.Context) (int64, string, error) {
 	switch t.kind {
 	case v1.Kind_KIND_SEGMENT:
 		id, err := t.alloc.NextInt64(ctx)
@@ -118,6 +134,14 @@ func (t *tag) next(ctx context.Context) (int64, string, error) {
 // list returns n IDs (int kinds) and texts (text kinds). On error it returns what it
 // took before, which the caller drops (a gap, never a repeat).
 func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
+	ids, texts, err := t.list1(ctx, n)
+	if err == nil {
+		t.issued.Add(int64(n))
+	}
+	return ids, texts, err
+}
+
+func (t *tag) list1(ctx context.Context, n int) ([]int64, []string, error) {
 	switch t.kind {
 	case v1.Kind_KIND_SEGMENT:
 		ids, err := t.alloc.NextN(ctx, n)
@@ -154,7 +178,7 @@ func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
 	default:
 		texts := make([]string, n)
 		for i := range texts {
-			_, s, err := t.next(ctx)
+			_, s, err := t.next1(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -178,7 +202,11 @@ func (t *tag) rng(ctx context.Context, n int64) (segment.Range, error) {
 	if t.kind != v1.Kind_KIND_SEGMENT {
 		return segment.Range{}, &errWrongKind{t.name, KindName(t.kind), "Range is for segment tags (use List)"}
 	}
-	return t.alloc.NextRange(ctx, n)
+	r, err := t.alloc.NextRange(ctx, n)
+	if err == nil {
+		t.issued.Add(r.Len())
+	}
+	return r, err
 }
 
 // errUnreadable says an input is not an ID of a tag.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/console"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 )
 
@@ -32,10 +33,23 @@ type Server struct {
 // Server and stops it (drained, lease released) when the test ends.
 func Start(t testing.TB, yamlText string) *Server {
 	t.Helper()
+	return StartOn(t, Listen(t), yamlText)
+}
+
+// Listen returns a listener on a free loopback port, for StartOn: a test that must know
+// the addresses of servers before it starts them (peers of one another) listens first.
+func Listen(t testing.TB) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// StartOn is Start on ln, which it closes when the test ends.
+func StartOn(t testing.TB, ln net.Listener, yamlText string) *Server {
+	t.Helper()
 	text := yamlText
 	if !strings.HasPrefix(text, "listen:") && !strings.Contains(text, "\nlisten:") {
 		text = "listen: " + ln.Addr().String() + "\n" + text
@@ -58,6 +72,14 @@ func Start(t testing.TB, yamlText string) *Server {
 		ln.Close()
 		t.Fatal(err)
 	}
+	if cfg.ConsoleOn() {
+		con, err := console.New(s, log)
+		if err != nil {
+			ln.Close()
+			t.Fatal(err)
+		}
+		con.Mount(s.Mux())
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -71,6 +93,16 @@ func Start(t testing.TB, yamlText string) *Server {
 		}
 	})
 	addr := ln.Addr().String()
+	// Serving has begun once /healthz answers: a Shutdown before Serve started its
+	// http.Server would find nothing to stop, and Serve would then run on.
+	WaitFor(t, "serving", 10*time.Second, func() error {
+		res, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		return nil
+	})
 	return &Server{Server: s, URL: "http://" + addr, Addr: addr}
 }
 

@@ -8,7 +8,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file idgen/v1/idgen.proto.
@@ -465,6 +465,26 @@ export declare type StatusResponse = Message<"idgen.v1.StatusResponse"> & {
    * @generated from field: google.protobuf.Timestamp started = 6;
    */
   started?: Timestamp | undefined;
+
+  /**
+   * The server's clock when it answered, to compare the fleet's clocks.
+   *
+   * @generated from field: google.protobuf.Timestamp now = 7;
+   */
+  now?: Timestamp | undefined;
+
+  /**
+   * IDs handed out per second over every tag, one figure per rate_interval, oldest
+   * first, covering the last minutes (fewer figures after a recent start).
+   *
+   * @generated from field: repeated double rate = 8;
+   */
+  rate: number[];
+
+  /**
+   * @generated from field: google.protobuf.Duration rate_interval = 9;
+   */
+  rateInterval?: Duration | undefined;
 };
 
 /**
@@ -517,6 +537,19 @@ export declare type LeaseStatus = Message<"idgen.v1.LeaseStatus"> & {
    * @generated from field: int64 drift_nanos = 6;
    */
   driftNanos: bigint;
+
+  /**
+   * The lease's term (each renewal extends it to ttl from then) and the margin before
+   * its end at which the server stops issuing.
+   *
+   * @generated from field: google.protobuf.Duration ttl = 7;
+   */
+  ttl?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Duration margin = 8;
+   */
+  margin?: Duration | undefined;
 };
 
 /**
@@ -566,6 +599,50 @@ export declare type TagStatus = Message<"idgen.v1.TagStatus"> & {
    * @generated from field: int64 waited = 7;
    */
   waited: bigint;
+
+  /**
+   * For segment tags: the store named in the configuration; the IDs left in the block
+   * being handed out and its size, and the size of the block reserved ahead (the two
+   * halves of the buffer: buffered = current + next); the latest reservations, oldest
+   * first (the adaptive step's history, each one's latency and error); whether the tag
+   * was found in its store's table rather than in the configuration (created at run
+   * time).
+   *
+   * @generated from field: string store = 8;
+   */
+  store: string;
+
+  /**
+   * @generated from field: int64 current = 9;
+   */
+  current: bigint;
+
+  /**
+   * @generated from field: int64 current_size = 10;
+   */
+  currentSize: bigint;
+
+  /**
+   * @generated from field: int64 next = 11;
+   */
+  next: bigint;
+
+  /**
+   * @generated from field: repeated idgen.v1.Reservation reservations = 12;
+   */
+  reservations: Reservation[];
+
+  /**
+   * @generated from field: bool from_store = 13;
+   */
+  fromStore: boolean;
+
+  /**
+   * IDs of this tag handed out per second over the latest rate interval.
+   *
+   * @generated from field: double rate = 14;
+   */
+  rate: number;
 };
 
 /**
@@ -573,6 +650,45 @@ export declare type TagStatus = Message<"idgen.v1.TagStatus"> & {
  * Use `create(TagStatusSchema)` to create a new message.
  */
 export declare const TagStatusSchema: GenMessage<TagStatus>;
+
+/**
+ * Reservation is one reservation of a block of a segment tag from its store.
+ *
+ * @generated from message idgen.v1.Reservation
+ */
+export declare type Reservation = Message<"idgen.v1.Reservation"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * The IDs asked for: the step at the time.
+   *
+   * @generated from field: int64 step = 2;
+   */
+  step: bigint;
+
+  /**
+   * How long the store took to answer.
+   *
+   * @generated from field: google.protobuf.Duration took = 3;
+   */
+  took?: Duration | undefined;
+
+  /**
+   * Why it failed; empty when it succeeded.
+   *
+   * @generated from field: string error = 4;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message idgen.v1.Reservation.
+ * Use `create(ReservationSchema)` to create a new message.
+ */
+export declare const ReservationSchema: GenMessage<Reservation>;
 
 /**
  * Kind is what a tag hands out.

@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/runtime/segment"
+)
+
+// TagRefresh is how often a server with a tag store (config tag_store) looks in it for
+// tags other instances created.
+const TagRefresh = 30 * time.Second
+
+// tagTable is the tags a Server serves. It is never changed: a tag created or found in
+// the tag store makes a new table (copy on write, under Server.tagMu), so a call reads
+// the tags with one atomic load.
+type tagTable struct {
+	byName map[string]*tag
+	order  []*tag
+}
+
+// with returns a table of t's tags and then add.
+func (t *tagTable) with(add ...*tag) *tagTable {
+	n := &tagTable{byName: make(map[string]*tag, len(t.byName)+len(add)), order: append(t.order[:len(t.order):len(t.order)], add...)}
+	maps.Copy(n.byName, t.byName)
+	for _, a := range add {
+		n.byName[a.name] = a
+	}
+	return n
+}
+
+// tagList returns the tags served, in order: those configured, then those found in or
+// created in the tag store.
+func (s *Server) tagList() []*tag { return s.table.Load().order }
+
+// tagNamed returns the tag named name, if served.
+func (s *Server) tagNamed(name string) (*tag, bool) {
+	t, ok := s.table.Load().byName[name]
+	return t, ok
+}
+
+// tagStore is what a segment store offers for tags made at run time: both the SQL store
+// and redissegment.Store have it.
+type tagStore interface {
+	segment.Store
+	Create(ctx context.Context, tag string, first, step int64) error
+	Tags(ctx context.Context) ([]segment.Counter, error)
+}
+
+// newSegmentTag builds a segment tag on st.
+func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tag, error) {
+	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore, health: &segmentHealth{}}
+	opts.Timeout = ReserveTimeout
+	opts.Observer = segmentObserver{s.metrics.segment, t.health, s.log}
+	var err error
+	if t.alloc, err = segment.New(st, name, opts); err != nil {
+		return nil, fmt.Errorf("server: tag %q: %w", name, err)
+	}
+	s.metrics.segment.Track(t.alloc)
+	return t, nil
+}
+
+// storeTagOptions are the options of a tag found in the tag store: its latest step
+// (DefaultStep when the store keeps none), adapting down to the smaller of that and
+// DefaultStep.
+func storeTagOptions(step int64) segment.Options {
+	if step <= 0 {
+		step = segment.DefaultStep
+	}
+	return segment.Options{Step: step, MinStep: min(step, segment.DefaultStep), MaxStep: max(step, segment.DefaultMaxStep)}
+}
+
+// RefreshTags serves every tag of the tag store that is not served yet, as the server
+// does at start and every TagRefresh. A tag whose name is configured (as any kind) or
+// is not a valid tag name is left alone. Without a tag store it does nothing.
+func (s *Server) RefreshTags(ctx context.Context) error {
+	if s.tagSeg == nil {
+		return nil
+	}
+	counters, err := s.tagSeg.Tags(ctx)
+	if err != nil {
+		return err
+	}
+	s.tagMu.Lock()
+	defer s.tagMu.Unlock()
+	cur := s.table.Load()
+	var add []*tag
+	for _, c := range counters {
+		if _, ok := cur.byName[c.Tag]; ok || config.ValidTagName(c.Tag) != nil {
+			continue
+		}
+		t, err := s.newSegmentTag(c.Tag, s.cfg.TagStore, s.tagSeg, storeTagOptions(c.Step), true)
+		if err != nil {
+			s.log.Warn("tag in the tag store not served", "tag", c.Tag, "err", err)
+			continue
+		}
+		add = append(add, t)
+		s.log.Info("serving a tag found in the tag store", "tag", c.Tag, "store", s.cfg.TagStore, "max_id", c.Max)
+	}
+	if len(add) > 0 {
+		s.table.Store(cur.with(add...))
+	}
+	return nil
+}
+
+// refreshLoop runs RefreshTags every TagRefresh until ctx ends.
+func (s *Server) refreshLoop(ctx context.Context) {
+	tick := time.NewTicker(TagRefresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+			if err := s.RefreshTags(rctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("looking for tags in the tag store failed", "store", s.cfg.TagStore, "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// Errors of CreateSegmentTag and SetStep, for the console.
+var (
+	// ErrNoTagStore: the configuration names no tag_store to create tags in.
+	ErrNoTagStore = errors.New("server: no tag_store is configured to create tags in")
+	// ErrTagExists: a tag of that name is served, or is in the tag store.
+	ErrTagExists = errors.New("server: tag exists")
+	// ErrNotSegment: the tag is not a segment tag.
+	ErrNotSegment = errors.New("server: not a segment tag")
+	// ErrUnknownTag: no tag of that name is served.
+	ErrUnknownTag = errors.New("server: unknown tag")
+)
+
+// CreateSegmentTag creates a segment tag in the tag store whose first ID is first, with
+// the step step, and serves it at once; other instances sharing the store serve it
+// within TagRefresh. It fails with ErrTagExists for a tag served or in the store (whose
+// counter it leaves as it is), ErrNoTagStore without a tag store, and an error naming
+// the field for a bad name, start or step.
+func (s *Server) CreateSegmentTag(ctx context.Context, name string, first, step int64) error {
+	if s.tagSeg == nil {
+		return ErrNoTagStore
+	}
+	if err := config.ValidTagName(name); err != nil {
+		return fmt.Errorf("server: tag name %w", err)
+	}
+	if first <= 0 {
+		return fmt.Errorf("server: start %d: want a positive first ID", first)
+	}
+	if step <= 0 {
+		return fmt.Errorf("server: step %d: want a positive step", step)
+	}
+	s.tagMu.Lock()
+	defer s.tagMu.Unlock()
+	cur := s.table.Load()
+	if _, ok := cur.byName[name]; ok {
+		return fmt.Errorf("%w: %q is served already", ErrTagExists, name)
+	}
+	if err := s.tagSeg.Create(ctx, name, first, step); err != nil {
+		if errors.Is(err, segment.ErrTagExists) {
+			return fmt.Errorf("%w: %q is in store %q already", ErrTagExists, name, s.cfg.TagStore)
+		}
+		return fmt.Errorf("server: creating tag %q in store %q: %w", name, s.cfg.TagStore, err)
+	}
+	opts := storeTagOptions(step)
+	opts.MinStep = step
+	t, err := s.newSegmentTag(name, s.cfg.TagStore, s.tagSeg, opts, true)
+	if err != nil {
+		return err
+	}
+	s.table.Store(cur.with(t))
+	return nil
+}
+
+// SetStep makes step the next reservation's size for the segment tag name on this
+// server, from which the step adapts (segment.Allocator.SetStep). It lasts until the
+// server restarts; a tag of the tag store then starts from the step of its latest
+// reservation. It fails with ErrUnknownTag or ErrNotSegment.
+func (s *Server) SetStep(name string, step int64) error {
+	t, ok := s.tagNamed(name)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w %q", ErrUnknownTag, name)
+	case t.alloc == nil:
+		return fmt.Errorf("%w: %q is a %s tag", ErrNotSegment, name, KindName(t.kind))
+	}
+	return t.alloc.SetStep(step)
+}
+
+// TagStoreName returns the name of the store tags are created in, "" without one.
+func (s *Server) TagStoreName() string { return s.cfg.TagStore }
+
+// Serves reports whether a tag named name is served.
+func (s *Server) Serves(name string) bool {
+	_, ok := s.tagNamed(name)
+	return ok
+}
