@@ -118,7 +118,6 @@ type load struct {
 	maxStall  atomic.Int64 // nanoseconds, the longest NextInt64 of the Go client
 	node      *exec.Cmd
 	nodeIn    io.WriteCloser
-	nodeOut   *bufio.Scanner
 	nodeDone  chan string // the Node client's closing JSON line
 	nodeLog   *strings.Builder
 }

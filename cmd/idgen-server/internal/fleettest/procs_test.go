@@ -2,7 +2,6 @@ package fleettest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -159,9 +158,4 @@ func startServer(t *testing.T, name, cfg string) *proc {
 		t.Fatal(err)
 	}
 	return start(t, name, exec.Command(serverBinary(t), "-config", file))
-}
-
-// waitCtx is a context for a bounded wait.
-func waitCtx(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
 }

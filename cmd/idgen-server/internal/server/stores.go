@@ -134,20 +134,6 @@ func (s *store) segmentStore(ctx context.Context) (segment.Store, error) {
 	return nil, fmt.Errorf("server: store %q cannot hold segments", s.name)
 }
 
-// ping checks that the store answers.
-func (s *store) ping(ctx context.Context) error {
-	switch {
-	case s.db != nil:
-		return s.db.PingContext(ctx)
-	case s.rdb != nil:
-		return s.rdb.Ping(ctx).Err()
-	case s.etcd != nil:
-		_, err := s.etcd.Get(ctx, "idgen/ping")
-		return err
-	}
-	return nil
-}
-
 func (s *store) close() error {
 	switch {
 	case s.db != nil:
