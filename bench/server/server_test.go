@@ -5,6 +5,10 @@
 //
 //	go test -run '^$' -bench . -benchtime 3s ./bench/server
 //
+// IDGEN_BENCH_SERVER_GOMAXPROCS=1 runs the server with GOMAXPROCS=1 (the load generator
+// keeps every core): a server on one core spends less CPU a call, none in idle threads
+// looking for work.
+//
 // BenchmarkTransport runs each protocol against the real server and against the same
 // server answering a constant (IDGEN_BENCH_CONSTANT=1: same checks, no ID issued), the
 // transport's own limit. The README of cmd/idgen-server has the figures.
@@ -105,8 +109,13 @@ tags:
 	s := &server{url: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	s.cmd = exec.Command(bin, "-config", file)
 	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
+	s.cmd.Env = os.Environ()
 	if constant {
-		s.cmd.Env = append(os.Environ(), "IDGEN_BENCH_CONSTANT=1")
+		s.cmd.Env = append(s.cmd.Env, "IDGEN_BENCH_CONSTANT=1")
+	}
+	if g := os.Getenv("IDGEN_BENCH_SERVER_GOMAXPROCS"); g != "" {
+		// The server alone on fewer cores than the load generator.
+		s.cmd.Env = append(s.cmd.Env, "GOMAXPROCS="+g)
 	}
 	if err := s.cmd.Start(); err != nil {
 		b.Fatal(err)
