@@ -5,10 +5,13 @@
 // Pages are rendered on the server with html/template and work without JavaScript; a
 // little plain JavaScript (static/console.js) refreshes the fleet and tags every few
 // seconds and shrinks the lease bars between refreshes. A visitor signs in with a token
-// (the login form sets a Secure, HttpOnly, SameSite=Strict session cookie) or sends it
-// as a bearer token; without one the console shows the login form and nothing else.
-// Only a token with admin: true sees the forms that change tags, which carry a
-// per-session token and are refused cross-site (http.CrossOriginProtection).
+// (the login form sets a Secure, HttpOnly, SameSite=Strict session cookie, signed with
+// a key derived from the token's secret, so that every instance of the fleet accepts
+// it) or sends it as a bearer token; without one the console shows the login form and
+// nothing else. Only a token with admin: true sees the forms that change tags, which
+// carry a per-session token and are refused cross-site (http.CrossOriginProtection).
+// Changes are kept in the stores the tags live in, so every instance lists and applies
+// them.
 package console
 
 import (
@@ -23,7 +26,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
@@ -38,14 +40,11 @@ var staticFS embed.FS
 
 // Named defaults of the console.
 const (
-	// SessionTTL is how long a sign-in lasts.
+	// SessionTTL is how long a sign-in lasts: signing out deletes the cookie, but a copy
+	// of it stays valid until then (see sessions).
 	SessionTTL = 12 * time.Hour
-	// MaxSessions bounds the sessions kept; the oldest go first.
-	MaxSessions = 10_000
 	// CookieName is the session cookie's name.
 	CookieName = "idgen_console"
-	// AuditLen is how many changes the Tags page lists.
-	AuditLen = 50
 	// FleetTimeout bounds the fleet page's calls to the peers.
 	FleetTimeout = 3 * time.Second
 )
@@ -58,21 +57,12 @@ type Console struct {
 	now  func() time.Time
 
 	sessions sessions
-	auditMu  sync.Mutex
-	audit    []Change // newest last, at most AuditLen
-}
-
-// Change is one change made through the console, as the Tags page lists it.
-type Change struct {
-	At   time.Time
-	Who  string // the token's name
-	What string
 }
 
 // New returns the console of s, logging changes to log.
 func New(s *server.Server, log *slog.Logger) (*Console, error) {
 	c := &Console{s: s, log: log, now: time.Now, tmpl: map[string]*template.Template{}}
-	c.sessions.m = map[string]*session{}
+	c.sessions.keys = s.SessionKey
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
@@ -221,11 +211,23 @@ func (c *Console) tags(w http.ResponseWriter, r *http.Request) {
 	}
 	p := c.pageFor(v, "Tags", "tags")
 	p.Flash = c.flash(r.URL.Query(), v.g)
-	c.auditMu.Lock()
-	changes := append([]Change(nil), c.audit...)
-	c.auditMu.Unlock()
-	p.Data = tagsView(c.s.Status(v.g), c.s.TagStoreName(), changes, c.now())
+	p.Data = c.tagsData(r.Context(), v, &p)
 	c.render(w, http.StatusOK, "tags", p)
+}
+
+// tagsData is the Tags page's data: the tags v may see, and the changes of the fleet
+// (read from the stores: a store that does not answer is named in p.Error).
+func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
+	ctx, cancel := context.WithTimeout(ctx, server.CallTimeout)
+	defer cancel()
+	changes, err := c.s.Changes(ctx)
+	if err != nil {
+		c.log.Warn("console: reading the changes", "err", err)
+		if p.Error == "" {
+			p.Error = "Some changes could not be read: " + strings.TrimPrefix(err.Error(), "server: ")
+		}
+	}
+	return tagsView(c.s.Status(v.g), c.s.TagStoreName(), changes, c.now())
 }
 
 // decodeData is the decode page's data: the form's values and the result or error.
@@ -321,23 +323,27 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := c.sessions.add(g, c.now())
+	if sess == nil {
+		c.log.Error("console: no session key for a token", "who", g.Name)
+		c.renderLogin(w, r, http.StatusInternalServerError, "This token cannot sign in here.")
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
-		Name: CookieName, Value: sess.id, Path: "/", MaxAge: int(SessionTTL / time.Second),
+		Name: CookieName, Value: sess.value, Path: "/", MaxAge: int(SessionTTL / time.Second),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	})
 	c.log.Info("console: signed in", "who", g.Name, "admin", g.Admin, "remote", r.RemoteAddr)
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
-// logout ends the session (the form's token must match it).
+// logout deletes the session cookie from the browser (the form's token must match
+// it). Nothing is kept of a session, so a copy of the cookie stays valid until it
+// expires.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	v, ok := c.who(r)
-	if ok && v.sess != nil {
-		if !v.sess.checkCSRF(r.PostFormValue("csrf")) {
-			http.Error(w, "console: the form's token does not match your session: reload the page", http.StatusForbidden)
-			return
-		}
-		c.sessions.drop(v.sess.id)
+	if ok && v.sess != nil && !v.sess.checkCSRF(r.PostFormValue("csrf")) {
+		http.Error(w, "console: the form's token does not match your session: reload the page", http.StatusForbidden)
+		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
@@ -388,7 +394,7 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
-	if err := c.s.CreateSegmentTag(ctx, name, first, step); err != nil {
+	if err := c.s.CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
 		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
 		c.tagsError(w, r, v, "Not created: "+strings.TrimPrefix(err.Error(), "server: "))
 		return
@@ -397,7 +403,8 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 	http.Redirect(w, r, "/tags?done=created&tag="+url.QueryEscape(name), http.StatusSeeOther)
 }
 
-// setStep changes a segment tag's step on this instance, after confirmation.
+// setStep changes a segment tag's step on every instance that serves it from the same
+// store, after confirmation.
 func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 	name := strings.TrimSpace(r.PostFormValue("tag"))
 	step, err := strconv.ParseInt(strings.TrimSpace(r.PostFormValue("step")), 10, 64)
@@ -405,12 +412,14 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.tagsError(w, r, v, "The step must be a whole number.")
 		return
 	}
-	what := fmt.Sprintf("set the step of tag %q to %d on this instance", name, step)
+	what := fmt.Sprintf("set the step of tag %q to %d on every instance that serves it from its store", name, step)
 	if r.PostFormValue("confirm") != "yes" {
 		c.confirm(w, v, "/tags/step", what, [][2]string{{"tag", name}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
-	if err := c.s.SetStep(name, step); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
+	defer cancel()
+	if err := c.s.SetStep(ctx, v.g.Name, name, step); err != nil {
 		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
 		c.tagsError(w, r, v, "Step not changed: "+strings.TrimPrefix(err.Error(), "server: "))
 		return
@@ -430,7 +439,7 @@ func (c *Console) flash(q url.Values, g *server.Grant) string {
 	case "created":
 		return "Created segment tag " + tag + "."
 	case "step":
-		return "Changed the step of " + tag + " on this instance: its next reservation uses it."
+		return "Changed the step of " + tag + ": this instance's next reservation uses it, the other instances' within " + strconv.Itoa(int(server.TagRefresh/time.Second)) + " s."
 	}
 	return ""
 }
@@ -445,22 +454,14 @@ func (c *Console) confirm(w http.ResponseWriter, v visitor, action, what string,
 func (c *Console) tagsError(w http.ResponseWriter, r *http.Request, v visitor, msg string) {
 	p := c.pageFor(v, "Tags", "tags")
 	p.Error = msg
-	c.auditMu.Lock()
-	changes := append([]Change(nil), c.audit...)
-	c.auditMu.Unlock()
-	p.Data = tagsView(c.s.Status(v.g), c.s.TagStoreName(), changes, c.now())
+	p.Data = c.tagsData(r.Context(), v, &p)
 	c.render(w, http.StatusUnprocessableEntity, "tags", p)
 }
 
-// record logs a change with who made it and keeps it for the Tags page.
+// record logs a change with who made it. The server kept it in the tag's store, from
+// which every instance's Tags page lists it.
 func (c *Console) record(v visitor, r *http.Request, what string) {
 	c.log.Info("console: change", "who", v.g.Name, "change", what, "remote", r.RemoteAddr)
-	c.auditMu.Lock()
-	defer c.auditMu.Unlock()
-	if len(c.audit) == AuditLen {
-		c.audit = append(c.audit[:0], c.audit[1:]...)
-	}
-	c.audit = append(c.audit, Change{At: c.now(), Who: v.g.Name, What: what})
 }
 
 // safeNext keeps a redirect after sign-in on this site: a path, never another host.

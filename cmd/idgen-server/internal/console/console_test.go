@@ -30,14 +30,17 @@ var tagNames = []string{"payments", "invoice", "order-no", "customer", "session-
 
 // fleetConfig is one instance of a fleet of two sharing the SQLite file db for the lease
 // and the segments, with peer as its peer.
-func fleetConfig(db, peer string) string {
+func fleetConfig(db, peer string) string { return fleetConfigWith(db, peer, adminToken) }
+
+// fleetConfigWith is fleetConfig with admin as the secret of the admin token ops.
+func fleetConfigWith(db, peer, admin string) string {
 	return `stores:
   local: {type: sqlite, dsn: "` + db + `"}
 snowflake:
   layout: classic
   lease: {store: local, ttl: 3s}
 tokens:
-  - {name: ops, token: ` + adminToken + `, admin: true}
+  - {name: ops, token: ` + admin + `, admin: true}
   - {name: viewer, token: ` + viewerToken + `}
 tags:
   - {name: payments, kind: snowflake}
@@ -51,7 +54,10 @@ peers: [` + peer + `]
 `
 }
 
-type fleet struct{ a, b *testserver.Server }
+type fleet struct {
+	a, b *testserver.Server
+	db   string // the SQLite file they share
+}
 
 // startFleet starts two instances that share an SQLite file and are each other's peers,
 // and waits until both are ready.
@@ -63,7 +69,7 @@ func startFleet(t *testing.T) fleet {
 	b := testserver.StartOn(t, lb, fleetConfig(db, "http://"+la.Addr().String()))
 	testserver.WaitReady(t, a.URL)
 	testserver.WaitReady(t, b.URL)
-	return fleet{a, b}
+	return fleet{a, b, db}
 }
 
 func client(url, token string) idgenv1connect.IDServiceClient {

@@ -257,8 +257,9 @@ type changeView struct {
 	At, Who, What string
 }
 
-// tagsView turns this instance's status into the Tags page.
-func tagsView(st *v1.StatusResponse, tagStore string, changes []Change, now time.Time) tagsData {
+// tagsView turns this instance's status and the fleet's changes (newest first) into
+// the Tags page.
+func tagsView(st *v1.StatusResponse, tagStore string, changes []server.Change, now time.Time) tagsData {
 	d := tagsData{TagStore: tagStore}
 	for _, t := range st.Tags {
 		tv := tagView{Name: t.Name, Kind: server.KindName(t.Kind), Store: t.Store, FromStore: t.FromStore, Rate: rateText(t.Rate)}
@@ -292,11 +293,21 @@ func tagsView(st *v1.StatusResponse, tagStore string, changes []Change, now time
 		}
 		d.Tags = append(d.Tags, tv)
 	}
-	for i := len(changes) - 1; i >= 0; i-- {
-		ch := changes[i]
-		d.Changes = append(d.Changes, changeView{At: ch.At.UTC().Format(time.DateTime + " UTC"), Who: ch.Who, What: ch.What})
+	for _, ch := range changes {
+		d.Changes = append(d.Changes, changeView{At: ch.At.UTC().Format(time.DateTime + " UTC"), Who: ch.Who, What: changeText(ch)})
 	}
 	return d
+}
+
+// changeText says what a change did.
+func changeText(c server.Change) string {
+	switch c.Kind {
+	case server.ChangeCreate:
+		return fmt.Sprintf("create segment tag %q in store %q, first ID %d, step %d", c.Tag, c.Store, c.First, c.New)
+	case server.ChangeStep:
+		return fmt.Sprintf("set the step of tag %q to %d (was %d) in store %q", c.Tag, c.New, c.Old, c.Store)
+	}
+	return fmt.Sprintf("%s of tag %q in store %q", c.Kind, c.Tag, c.Store)
 }
 
 // decodeResult is a decoded ID, for the decode page.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -27,7 +28,14 @@ type tokenEntry struct {
 	name string
 	hash [sha256.Size]byte
 	g    *Grant
+	// sessionKey signs the console's sessions of this token: derived from the secret,
+	// so a new secret ends them, and an instance without the secret cannot accept them.
+	sessionKey []byte
 }
+
+// sessionKeyLabel is what a token's secret signs to make its session key (HMAC-SHA256
+// keyed by the secret): a key for this one use, which shows nothing of the secret.
+const sessionKeyLabel = "idgen-server console session key v1"
 
 // Grant is what a token allows: every tag, or those named, and whether it may change
 // tags (the console's admin forms).
@@ -63,7 +71,9 @@ func newAuth(cfg *config.Config) (*auth, error) {
 		for _, tag := range t.Tags {
 			g.tags[tag] = true
 		}
-		a.tokens = append(a.tokens, tokenEntry{name: name, hash: sha256.Sum256([]byte(secret)), g: g})
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write([]byte(sessionKeyLabel))
+		a.tokens = append(a.tokens, tokenEntry{name: name, hash: sha256.Sum256([]byte(secret)), g: g, sessionKey: mac.Sum(nil)})
 	}
 	return a, nil
 }
@@ -98,6 +108,17 @@ func (a *auth) token(tok string) (*Grant, bool) {
 		}
 	}
 	return found, found != nil
+}
+
+// sessionKey returns the grant and session key of the token named name (the first of
+// that name).
+func (a *auth) sessionKey(name string) (*Grant, []byte, bool) {
+	for i := range a.tokens {
+		if a.tokens[i].name == name {
+			return a.tokens[i].g, a.tokens[i].sessionKey, true
+		}
+	}
+	return nil, nil, false
 }
 
 type grantKey struct{}

@@ -62,10 +62,14 @@ type Server struct {
 	table  atomic.Pointer[tagTable]
 	tagMu  sync.Mutex // serialises changes of table
 	tagSeg tagStore   // the tag store's segment store, nil without one
-	rates  rates      // IDs per second over every tag
-	stopBg func()     // stops the background work (rates, tag refresh)
-	bg     sync.WaitGroup
-	auth   *auth
+	// changeLogs are the change logs of the stores holding segment tags, by store name;
+	// steps is what this server applied of their step changes.
+	changeLogs map[string]changeLog
+	steps      stepState
+	rates      rates  // IDs per second over every tag
+	stopBg     func() // stops the background work (rates, tag refresh)
+	bg         sync.WaitGroup
+	auth       *auth
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
 	static   *snowflake.Generator
@@ -145,6 +149,7 @@ func (c *issuedCounter) total() uint64 {
 // LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
+	s.steps.applied = map[string]string{}
 	defer func() {
 		if err != nil {
 			s.closeAll(context.Background())
@@ -252,12 +257,22 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 		s.tagSeg = ts
 		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		err = s.RefreshTags(rctx)
+		err = s.refreshTagStore(rctx)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("server: tag_store %q: looking for tags: %w", cfg.TagStore, err)
 		}
 	}
+	if err := s.openChangeLogs(); err != nil {
+		return nil, err
+	}
+	// The steps chosen in the console apply before the first reservations. A store that
+	// does not answer now is read again every TagRefresh, as its tags reserve again.
+	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	if err := s.applySteps(rctx); err != nil {
+		log.Warn("step changes not read at start", "err", err)
+	}
+	cancel()
 	// Each segment tag reserves its first block now, so that readiness reflects its
 	// store and the first call does not wait. The ID taken is dropped: a gap.
 	for _, t := range s.tagList() {
@@ -273,7 +288,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	bg, stop := context.WithCancel(context.Background())
 	s.stopBg = stop
 	s.bg.Go(func() { s.sampleRates(bg) })
-	if s.tagSeg != nil {
+	if s.tagSeg != nil || len(s.changeLogs) > 0 {
 		s.bg.Go(func() { s.refreshLoop(bg) })
 	}
 	return s, nil
@@ -351,6 +366,14 @@ func (s *Server) GrantOf(r *http.Request) (*Grant, bool) {
 // GrantOfToken returns the grant of a token given otherwise (the console's login form),
 // compared in constant time as bearer tokens are.
 func (s *Server) GrantOfToken(token string) (*Grant, bool) { return s.auth.token(token) }
+
+// SessionKey returns the grant of the token named name and a key for signing the
+// console's sessions of that token: HMAC-SHA256 of a fixed label keyed by the token's
+// secret, the same on every instance configured with that token and secret, different
+// once the secret changes. ok is false when no token has that name.
+func (s *Server) SessionKey(name string) (g *Grant, key []byte, ok bool) {
+	return s.auth.sessionKey(name)
+}
 
 // Open reports whether no token is configured: every caller may use every tag.
 func (s *Server) Open() bool { return s.auth.open }

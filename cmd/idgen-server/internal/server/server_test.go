@@ -407,7 +407,7 @@ tag_store: local
 `
 	a := testserver.Start(t, cfg)
 	ctx := context.Background()
-	if err := a.CreateSegmentTag(ctx, "refund", 1000, 10); err != nil {
+	if err := a.CreateSegmentTag(ctx, "test", "refund", 1000, 10); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -422,7 +422,7 @@ tag_store: local
 		{"x", 0, 10, nil},
 		{"x", 1, 0, nil},
 	} {
-		err := a.CreateSegmentTag(ctx, tc.name, tc.first, tc.step)
+		err := a.CreateSegmentTag(ctx, "test", tc.name, tc.first, tc.step)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("CreateSegmentTag(%q, %d, %d) = %v, want %v", tc.name, tc.first, tc.step, err, tc.want)
 		}
@@ -449,13 +449,13 @@ tag_store: local
 		t.Fatalf("refund on the second server: %v, %v", got, err)
 	}
 	// SetStep: the next block has the step set.
-	if err := b.SetStep("uuid", 5); !errors.Is(err, server.ErrNotSegment) {
+	if err := b.SetStep(ctx, "test", "uuid", 5); !errors.Is(err, server.ErrNotSegment) {
 		t.Errorf("SetStep of a uuid7 tag: %v", err)
 	}
-	if err := b.SetStep("nope", 5); !errors.Is(err, server.ErrUnknownTag) {
+	if err := b.SetStep(ctx, "test", "nope", 5); !errors.Is(err, server.ErrUnknownTag) {
 		t.Errorf("SetStep of an unknown tag: %v", err)
 	}
-	if err := b.SetStep("refund", 7); err != nil {
+	if err := b.SetStep(ctx, "test", "refund", 7); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client(b.URL, "").List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "refund", Count: 20})); err != nil {
@@ -474,7 +474,7 @@ tag_store: local
 	})
 	// Without a tag store nothing is created.
 	plain := testserver.Start(t, "tags:\n  - {name: uuid, kind: uuid7}\n")
-	if err := plain.CreateSegmentTag(ctx, "x", 1, 1); !errors.Is(err, server.ErrNoTagStore) {
+	if err := plain.CreateSegmentTag(ctx, "test", "x", 1, 1); !errors.Is(err, server.ErrNoTagStore) {
 		t.Errorf("without a tag store: %v", err)
 	}
 }

@@ -77,4 +77,5 @@ func dropTables(driver, dsn, suffix string) {
 	defer db.Close()
 	db.Exec("DROP TABLE IF EXISTS idgen_lease_st_" + suffix)
 	db.Exec("DROP TABLE IF EXISTS idgen_segment_st_" + suffix)
+	db.Exec("DROP TABLE IF EXISTS idgen_segment_st_" + suffix + "_changes")
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/idgen/idgen/runtime/segment"
 )
 
-// TagRefresh is how often a server with a tag store (config tag_store) looks in it for
-// tags other instances created.
+// TagRefresh is how often a server looks in its stores for the step changes made through
+// the console of another instance and, with a tag store (config tag_store), for the tags
+// other instances created.
 const TagRefresh = 30 * time.Second
 
 // tagTable is the tags a Server serves. It is never changed: a tag created or found in
@@ -75,10 +76,17 @@ func storeTagOptions(step int64) segment.Options {
 	return segment.Options{Step: step, MinStep: min(step, segment.DefaultStep), MaxStep: max(step, segment.DefaultMaxStep)}
 }
 
-// RefreshTags serves every tag of the tag store that is not served yet, as the server
+// RefreshTags serves every tag of the tag store that is not served yet, and applies the
+// step changes made through the console of any instance (see SetStep), as the server
 // does at start and every TagRefresh. A tag whose name is configured (as any kind) or
-// is not a valid tag name is left alone. Without a tag store it does nothing.
+// is not a valid tag name is left alone.
 func (s *Server) RefreshTags(ctx context.Context) error {
+	return errors.Join(s.refreshTagStore(ctx), s.applySteps(ctx))
+}
+
+// refreshTagStore serves every tag of the tag store that is not served yet. Without a
+// tag store it does nothing.
+func (s *Server) refreshTagStore(ctx context.Context) error {
 	if s.tagSeg == nil {
 		return nil
 	}
@@ -119,7 +127,7 @@ func (s *Server) refreshLoop(ctx context.Context) {
 		case <-tick.C:
 			rctx, cancel := context.WithTimeout(ctx, CallTimeout)
 			if err := s.RefreshTags(rctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("looking for tags in the tag store failed", "store", s.cfg.TagStore, "err", err)
+				s.log.Warn("looking for tags and step changes in the stores failed", "tag_store", s.cfg.TagStore, "err", err)
 			}
 			cancel()
 		}
@@ -136,14 +144,17 @@ var (
 	ErrNotSegment = errors.New("server: not a segment tag")
 	// ErrUnknownTag: no tag of that name is served.
 	ErrUnknownTag = errors.New("server: unknown tag")
+	// ErrBadStep: a step that is not positive.
+	ErrBadStep = errors.New("server: want a positive step")
 )
 
 // CreateSegmentTag creates a segment tag in the tag store whose first ID is first, with
 // the step step, and serves it at once; other instances sharing the store serve it
-// within TagRefresh. It fails with ErrTagExists for a tag served or in the store (whose
-// counter it leaves as it is), ErrNoTagStore without a tag store, and an error naming
-// the field for a bad name, start or step.
-func (s *Server) CreateSegmentTag(ctx context.Context, name string, first, step int64) error {
+// within TagRefresh. The change is kept, with who made it (a token's name), in the tag
+// store's change log (see Changes). It fails with ErrTagExists for a tag served or in
+// the store (whose counter it leaves as it is), ErrNoTagStore without a tag store, and
+// an error naming the field for a bad name, start or step.
+func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, step int64) error {
 	if s.tagSeg == nil {
 		return ErrNoTagStore
 	}
@@ -175,22 +186,43 @@ func (s *Server) CreateSegmentTag(ctx context.Context, name string, first, step 
 		return err
 	}
 	s.table.Store(cur.with(t))
+	// The tag exists now: a change log that cannot keep the change does not undo it.
+	if _, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeCreate, Store: s.cfg.TagStore, New: step, First: first}); err != nil {
+		s.log.Warn("a created tag not kept in the change log", "tag", name, "who", who, "err", err)
+	}
 	return nil
 }
 
-// SetStep makes step the next reservation's size for the segment tag name on this
-// server, from which the step adapts (segment.Allocator.SetStep). It lasts until the
-// server restarts; a tag of the tag store then starts from the step of its latest
-// reservation. It fails with ErrUnknownTag or ErrNotSegment.
-func (s *Server) SetStep(name string, step int64) error {
+// SetStep makes step the next reservation's size for the segment tag name, from which
+// the step adapts (segment.Allocator.SetStep), on every instance whose tag of that name
+// lives in the same store: the change is kept, with who made it (a token's name), in
+// that store's change log, applied here at once and by the other instances at their
+// next RefreshTags (within TagRefresh), and again by any instance that starts later.
+// Each instance applies a change once. It fails with ErrUnknownTag, ErrNotSegment,
+// ErrBadStep, or the store's error, the step then unchanged.
+func (s *Server) SetStep(ctx context.Context, who, name string, step int64) error {
 	t, ok := s.tagNamed(name)
 	switch {
 	case !ok:
 		return fmt.Errorf("%w %q", ErrUnknownTag, name)
 	case t.alloc == nil:
 		return fmt.Errorf("%w: %q is a %s tag", ErrNotSegment, name, KindName(t.kind))
+	case step <= 0:
+		return fmt.Errorf("%w: %d", ErrBadStep, step)
 	}
-	return t.alloc.SetStep(step)
+	s.steps.mu.Lock()
+	defer s.steps.mu.Unlock()
+	id, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeStep, Store: t.store, Old: t.alloc.Stats().Step, New: step})
+	if err != nil {
+		return fmt.Errorf("server: step of %q not changed: %w", name, err)
+	}
+	if err := t.alloc.SetStep(step); err != nil {
+		return fmt.Errorf("server: step of %q: %w", name, err)
+	}
+	if id != "" {
+		s.steps.applied[name] = id
+	}
+	return nil
 }
 
 // TagStoreName returns the name of the store tags are created in, "" without one.

@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+)
+
+// TestChangeTableRace: many processes starting at once on a new database each create
+// the change table; every one succeeds and the table is there once.
+func TestChangeTableRace(t *testing.T) {
+	suffix := strings.ToLower(rand.Text()[:8])
+	table := "idgen_race_" + suffix
+	cases := []struct {
+		name, env string
+		typ       string
+	}{
+		{"postgres", "IDGEN_TEST_POSTGRES_DSN", config.StorePostgres},
+		{"mysql", "IDGEN_TEST_MYSQL_DSN", config.StoreMySQL},
+		{"sqlite", "", config.StoreSQLite},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := t.TempDir() + "/idgen.db"
+			if c.env != "" {
+				if dsn = os.Getenv(c.env); dsn == "" {
+					t.Skip(c.env + " is not set")
+				}
+			}
+			const n = 8
+			logs := make([]changeLog, n)
+			for i := range logs {
+				st, err := openStore("db", config.Store{Type: c.typ, DSN: dsn, SegmentTable: table})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.close() })
+				if logs[i], err = newChangeLog(st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Cleanup(func() { logs[0].(*sqlChanges).db.Exec("DROP TABLE IF EXISTS " + table + "_changes") })
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			for i, l := range logs {
+				wg.Go(func() { _, errs[i] = l.steps(context.Background()) })
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("process %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
