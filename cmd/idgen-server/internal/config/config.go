@@ -524,8 +524,19 @@ func (c *Config) check() error {
 		}
 	}
 
+	tokenNames := map[string]int{}
 	for i, t := range c.Tokens {
 		field := fmt.Sprintf("tokens[%d]", i)
+		// The name (field's own when unnamed) signs the console's sessions and the
+		// change log's entries: one token's.
+		name := t.Name
+		if name == "" {
+			name = field
+		}
+		if j, dup := tokenNames[name]; dup {
+			return fieldErr(field+".name", "%q names tokens[%d] already: a name identifies one token", name, j)
+		}
+		tokenNames[name] = i
 		secret, err := t.Secret()
 		if err != nil {
 			return fieldErr(field, "%v", err)
