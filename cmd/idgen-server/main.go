@@ -75,6 +75,8 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The port the system chose for ":0", in the URL the fleet finds this instance at.
+	cfg.SetListen(ln.Addr().String())
 	srv, err := server.New(ctx, cfg, log)
 	if err != nil {
 		ln.Close()
@@ -102,7 +104,7 @@ func run(args []string) error {
 		scheme = "https"
 	}
 	addr := ln.Addr().String()
-	log.Info("serving", "addr", addr, "config", cfg.Source, "tags", cfg.TagNames())
+	log.Info("serving", "addr", addr, "advertise", cfg.Advertise, "config", cfg.Source, "tags", cfg.TagNames())
 	if cfg.Source == "default" {
 		// The one line a newcomer needs; on stdout, apart from the JSON log.
 		fmt.Printf("idgen-server: serving the embedded default on %s://%s; try:\n  %s\n", scheme, addr, CurlLine(scheme+"://"+addr, cfg.Tags[0].Name))

@@ -968,7 +968,8 @@ func (*StatusRequest) Descriptor() ([]byte, []int) {
 
 type StatusResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The address this server listens on, as configured.
+	// The base URL other instances and the console reach this server at: its
+	// advertise setting, derived from its listen address by default.
 	Address string `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
 	// Ready as /readyz says, and why not.
 	Ready          bool   `protobuf:"varint,2,opt,name=ready,proto3" json:"ready,omitempty"`

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,8 +68,9 @@ type Config struct {
 	Listen string `yaml:"listen"`
 	// Insecure allows a non-loopback Listen without any token.
 	Insecure bool `yaml:"insecure"`
-	// Advertise is the address other instances and the console reach this one at;
-	// Listen if empty.
+	// Advertise is the base URL other instances and the console reach this one at
+	// (http://host:port or https://host:port), recorded in the lease store so that the
+	// instances sharing it find one another. Empty: derived from Listen (DefaultAdvertise).
 	Advertise string `yaml:"advertise"`
 	TLS       TLS    `yaml:"tls"`
 	// Tokens are the bearer tokens accepted. None: every caller may use every tag (only
@@ -87,8 +90,8 @@ type Config struct {
 	// users switch by changing only the host; the key is then a tag name only when it
 	// names one.
 	LeafSnowflakeTag string `yaml:"leaf_snowflake_tag"`
-	// Peers are the addresses of the fleet's other instances (base URLs), for the
-	// console's fleet view.
+	// Peers are base URLs of more instances for the console's fleet view, beyond those
+	// found through the lease store (instances on a static worker ID or another store).
 	Peers []string `yaml:"peers"`
 	// TagStore names the store whose table holds segment tags made at run time (the
 	// console's admin form creates them there): every tag found in it and not under
@@ -100,6 +103,9 @@ type Config struct {
 
 	// Source names where the configuration came from: a file name or "default".
 	Source string `yaml:"-"`
+	// advertiseDerived says Advertise was derived from Listen, so SetListen derives it
+	// again.
+	advertiseDerived bool
 }
 
 // TLS names the files of the server's certificate and, for client-certificate auth,
@@ -166,6 +172,9 @@ type Store struct {
 	// LeaseTable and SegmentTable name the SQL tables (the runtime's defaults if empty).
 	LeaseTable   string `yaml:"lease_table"`
 	SegmentTable string `yaml:"segment_table"`
+	// ServerTable names the SQL table in which the servers leasing worker IDs from this
+	// store record themselves, for the fleet view ("idgen_servers" if empty).
+	ServerTable string `yaml:"server_table"`
 	// AllowNoPersistence accepts a Redis without the append-only file.
 	AllowNoPersistence bool `yaml:"allow_no_persistence"`
 }
@@ -400,9 +409,28 @@ func (c *Config) check() error {
 			}
 		}
 	}
+	if c.Advertise == "" {
+		c.Advertise, c.advertiseDerived = DefaultAdvertise(c.Listen, c.TLS.Cert != ""), true
+	} else {
+		u, err := BaseURL(c.Advertise)
+		if err != nil {
+			return fieldErr("advertise", "%v", err)
+		}
+		c.Advertise = u
+	}
+	for i, p := range c.Peers {
+		u, err := BaseURL(p)
+		if err != nil {
+			return fieldErr(fmt.Sprintf("peers[%d]", i), "%v", err)
+		}
+		c.Peers[i] = u
+	}
 
 	for name, s := range c.Stores {
 		field := "stores." + name
+		if s.ServerTable != "" && !tableRE.MatchString(s.ServerTable) {
+			return fieldErr(field+".server_table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", s.ServerTable)
+		}
 		switch s.Type {
 		case StoreSQLite:
 		case StorePostgres, StoreMySQL, StoreRedis:
@@ -569,6 +597,64 @@ func (c *Config) check() error {
 		return fieldErr("listen", "%s is not a loopback address and no token is configured: add tokens, or pass --insecure to serve every tag to anyone who reaches it", c.Listen)
 	}
 	return nil
+}
+
+// tableRE is what a server_table may be: it is spliced into SQL unquoted (the rule of
+// runtime/lease's tables).
+var tableRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$`)
+
+// DefaultAdvertise is the base URL derived from a listen address (host:port): that host
+// and port when the host is named (a loopback or a concrete address), os.Hostname() and
+// the port when it is a wildcard (0.0.0.0, [::] or empty); https when tls is on.
+func DefaultAdvertise(listen string, tls bool) string {
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return scheme + "://" + listen
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "localhost"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// BaseURL checks s as the base URL of an instance (http or https, a host, no user,
+// query or fragment) and returns it without a trailing slash.
+func BaseURL(s string) (string, error) {
+	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return "", fmt.Errorf("%q: want a base URL starting http:// or https://", s)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q is not a URL: %v", s, err)
+	case u.Host == "" || u.Hostname() == "":
+		return "", fmt.Errorf("%q: no host: want http://host:port", s)
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return "", fmt.Errorf("%q: want scheme, host, port and optionally a path, nothing else", s)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%q: port %s out of range", s, p)
+		}
+	}
+	return strings.TrimRight(s, "/"), nil
+}
+
+// SetListen sets Listen to addr (the address a listener got, such as a port chosen by
+// the system for ":0") and derives Advertise again unless it was configured.
+func (c *Config) SetListen(addr string) {
+	c.Listen = addr
+	if c.advertiseDerived || c.Advertise == "" {
+		c.Advertise, c.advertiseDerived = DefaultAdvertise(addr, c.TLS.Cert != ""), true
+	}
 }
 
 // Secret returns the token's secret from Token, TokenFile or TokenEnv (exactly one).

@@ -72,6 +72,13 @@ func TestBadField(t *testing.T) {
 		{"tag store etcd", strings.Replace(good, "stores:\n", "stores:\n  e: {type: etcd, endpoints: [127.0.0.1:2379]}\n", 1) + "tag_store: e\n",
 			`config: x.yaml:14: tag_store: store "e" is etcd`},
 		{"rate interval", good + "console: {rate_interval: -1s}\n", `config: x.yaml:13: console.rate_interval: -1s is negative`},
+		{"advertise not a URL", good + "advertise: 10.0.0.1:7070\n", `config: x.yaml:13: advertise: "10.0.0.1:7070": want a base URL starting http:// or https://`},
+		{"advertise without host", good + "advertise: http://:7070\n", `config: x.yaml:13: advertise: "http://:7070": no host`},
+		{"advertise with a query", good + "advertise: http://h:7070/?x=1\n", `config: x.yaml:13: advertise: "http://h:7070/?x=1": want scheme, host, port`},
+		{"advertise port", good + "advertise: http://h:70700\n", `config: x.yaml:13: advertise: "http://h:70700": port 70700 out of range`},
+		{"peer not a URL", good + "peers: [http://a:1, b:2]\n", `config: x.yaml:13: peers[1]: "b:2": want a base URL`},
+		{"server table", strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite, server_table: 'x; DROP TABLE y'}", 1),
+			`config: x.yaml:3: stores.local.server_table: "x; DROP TABLE y": want name or schema.name`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -188,5 +195,69 @@ func TestVersionFlag(t *testing.T) {
 	cfg, opts, err := Load([]string{"-version", "-config", "/nonexistent.yaml"}, env, io.Discard)
 	if err != nil || cfg != nil || !opts.Version {
 		t.Fatalf("Load(-version) = %v, %+v, %v; want nil config, Version, no error", cfg, opts, err)
+	}
+}
+
+// TestAdvertise: the advertised base URL is the one configured (a trailing slash
+// dropped), else derived from listen: its host when named, the machine's name for a
+// wildcard, https with TLS; SetListen derives it again for the port a listener got,
+// never over a configured one; -advertise and IDGEN_ADVERTISE override the file.
+func TestAdvertise(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		listen string
+		tls    bool
+		want   string
+	}{
+		{"127.0.0.1:7070", false, "http://127.0.0.1:7070"},
+		{"localhost:7070", true, "https://localhost:7070"},
+		{"[::1]:7070", false, "http://[::1]:7070"},
+		{"10.0.0.7:80", false, "http://10.0.0.7:80"},
+		{"0.0.0.0:7070", false, "http://" + host + ":7070"},
+		{"[::]:7443", true, "https://" + host + ":7443"},
+		{":7070", false, "http://" + host + ":7070"},
+	} {
+		if got := DefaultAdvertise(c.listen, c.tls); got != c.want {
+			t.Errorf("DefaultAdvertise(%q, %v) = %q, want %q", c.listen, c.tls, got, c.want)
+		}
+	}
+
+	c, err := Parse("x.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Advertise != "http://127.0.0.1:7070" {
+		t.Errorf("derived advertise %q", c.Advertise)
+	}
+	c.SetListen("127.0.0.1:40123")
+	if c.Advertise != "http://127.0.0.1:40123" {
+		t.Errorf("after SetListen: advertise %q", c.Advertise)
+	}
+	c, err = Parse("x.yaml", []byte(good+"advertise: https://idgen-1.example:7443/\npeers: [http://idgen-2.example:7070/]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetListen("127.0.0.1:40123")
+	if c.Advertise != "https://idgen-1.example:7443" || c.Peers[0] != "http://idgen-2.example:7070" {
+		t.Errorf("configured advertise %q, peers %q", c.Advertise, c.Peers)
+	}
+
+	file := filepath.Join(t.TempDir(), "idgen.yaml")
+	if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) (string, bool) { return "http://from-env:1", k == "IDGEN_ADVERTISE" }
+	if c, _, err = Load([]string{"-config", file}, env, io.Discard); err != nil || c.Advertise != "http://from-env:1" {
+		t.Fatalf("IDGEN_ADVERTISE: %v %v", c, err)
+	}
+	if c, _, err = Load([]string{"-config", file, "-advertise", "http://from-flag:2"}, env, io.Discard); err != nil || c.Advertise != "http://from-flag:2" {
+		t.Fatalf("-advertise: %v %v", c, err)
+	}
+	_, _, err = Load([]string{"-config", file, "-advertise", "from-flag:2"}, env, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), `config: flag -advertise: advertise: "from-flag:2": want a base URL`) {
+		t.Fatalf("a bad -advertise: %v", err)
 	}
 }

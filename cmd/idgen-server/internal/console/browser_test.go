@@ -179,7 +179,7 @@ func screenshot(t *testing.T, ctx context.Context, name, url string, ready strin
 }
 
 // TestBrowser drives the console in a real headless Chromium against two running
-// instances that share a lease store (and are each other's peers): the login form
+// instances that share a lease store (and find each other through it): the login form
 // hides every tag, the fleet lists both instances with their worker IDs, a tag's buffer
 // figure moves after 10,000 IDs are drawn, an ORD number decodes to its time and worker
 // and a wrong check digit says so, an admin creates a tag the API then serves, and the
@@ -246,9 +246,9 @@ func TestBrowser(t *testing.T) {
 	waitJS(t, ctx, "fleet table", `document.querySelectorAll("#fleet tbody tr").length == 2 && "ok"`)
 	for _, s := range []*testserver.Server{a, b} {
 		w := s.Status(nil).Lease.GetWorker()
-		got := waitJS(t, ctx, "worker of "+s.Addr, `(function(){ var tr = document.querySelector('#fleet tr[data-instance="`+s.Addr+`"]'); return tr && tr.querySelector(".worker").textContent.trim(); })()`)
+		got := waitJS(t, ctx, "worker of "+s.URL, `(function(){ var tr = document.querySelector('#fleet tr[data-instance="`+s.URL+`"]'); return tr && tr.querySelector(".worker").textContent.trim(); })()`)
 		if got != strconv.FormatInt(w, 10) {
-			t.Errorf("fleet shows worker %s for %s, its Status says %d", got, s.Addr, w)
+			t.Errorf("fleet shows worker %s for %s, its Status says %d", got, s.URL, w)
 		}
 	}
 	if a.Status(nil).Lease.GetWorker() == b.Status(nil).Lease.GetWorker() {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,12 +30,19 @@ const (
 // token.
 var tagNames = []string{"payments", "invoice", "order-no", "customer", "session-tid"}
 
-// fleetConfig is one instance of a fleet of two sharing the SQLite file db for the lease
-// and the segments, with peer as its peer.
-func fleetConfig(db, peer string) string { return fleetConfigWith(db, peer, adminToken) }
+// fleetConfig is one instance of a fleet sharing the SQLite file db for the lease and the
+// segments: the instances find one another through it. peers, if any, are configured
+// beside.
+func fleetConfig(db string, peers ...string) string {
+	return fleetConfigWith(db, adminToken, peers...)
+}
 
 // fleetConfigWith is fleetConfig with admin as the secret of the admin token ops.
-func fleetConfigWith(db, peer, admin string) string {
+func fleetConfigWith(db, admin string, peers ...string) string {
+	var peerYAML string
+	if len(peers) > 0 {
+		peerYAML = "peers: [" + strings.Join(peers, ", ") + "]\n"
+	}
 	return `stores:
   local: {type: sqlite, dsn: "` + db + `"}
 snowflake:
@@ -50,8 +59,7 @@ tags:
   - {name: session-tid, kind: typeid, prefix: sess}
 tag_store: local
 console: {rate_interval: 1s}
-peers: [` + peer + `]
-`
+` + peerYAML
 }
 
 type fleet struct {
@@ -59,17 +67,49 @@ type fleet struct {
 	db   string // the SQLite file they share
 }
 
-// startFleet starts two instances that share an SQLite file and are each other's peers,
-// and waits until both are ready.
-func startFleet(t *testing.T) fleet {
+// startFleet starts two instances that share an SQLite file, with no peers configured
+// (they find each other through the file), and waits until both are ready. peers are
+// configured on the first.
+func startFleet(t *testing.T, peers ...string) fleet {
 	t.Helper()
 	db := t.TempDir() + "/idgen.db"
-	la, lb := testserver.Listen(t), testserver.Listen(t)
-	a := testserver.StartOn(t, la, fleetConfig(db, "http://"+lb.Addr().String()))
-	b := testserver.StartOn(t, lb, fleetConfig(db, "http://"+la.Addr().String()))
+	a := testserver.Start(t, fleetConfig(db, peers...))
+	b := testserver.Start(t, fleetConfig(db))
 	testserver.WaitReady(t, a.URL)
 	testserver.WaitReady(t, b.URL)
 	return fleet{a, b, db}
+}
+
+// TestFleetPage: the fleet page of each instance lists the other one, found through
+// their shared lease store with no peers configured, with the worker ID its own Status
+// reports; an instance under peers (on a static worker ID, in no store) is listed too.
+func TestFleetPage(t *testing.T) {
+	static := testserver.Start(t, `snowflake: {lease: {worker: 901}}
+tokens: [{name: ops, token: `+adminToken+`, admin: true}, {name: viewer, token: `+viewerToken+`}]
+tags: [{name: payments, kind: snowflake}]
+`)
+	f := startFleet(t, static.URL)
+	want := map[string]map[string]string{
+		f.a.URL: {f.a.URL: itoa(f.a.Status(nil).Lease.GetWorker()), f.b.URL: itoa(f.b.Status(nil).Lease.GetWorker()), static.URL: "901"},
+		f.b.URL: {f.a.URL: itoa(f.a.Status(nil).Lease.GetWorker()), f.b.URL: itoa(f.b.Status(nil).Lease.GetWorker())},
+	}
+	if want[f.a.URL][f.a.URL] == want[f.a.URL][f.b.URL] {
+		t.Fatalf("both instances hold worker %s", want[f.a.URL][f.a.URL])
+	}
+	row := regexp.MustCompile(`(?s)<tr class="(good|bad)" data-instance="([^"]*)">.*?class="num worker">([^<]*)</td>`)
+	for base, rows := range want {
+		_, page := get(t, browserless(t), base+"/", "Authorization", "Bearer "+viewerToken)
+		got := map[string]string{}
+		for _, m := range row.FindAllStringSubmatch(page, -1) {
+			if m[1] != "good" {
+				t.Errorf("%s lists %s in trouble", base, m[2])
+			}
+			got[m[2]] = m[3]
+		}
+		if !maps.Equal(got, rows) {
+			t.Errorf("the fleet page of %s lists %v, want %v", base, got, rows)
+		}
+	}
 }
 
 func client(url, token string) idgenv1connect.IDServiceClient {

@@ -91,7 +91,7 @@ func TestFleetConsole(t *testing.T) {
 	if err := f.a.Shutdown(sctx); err != nil {
 		t.Fatal(err)
 	}
-	a := testserver.Start(t, fleetConfig(f.db, f.b.URL))
+	a := testserver.Start(t, fleetConfig(f.db))
 	if res, _ := page(a.URL, cookie); res.StatusCode != http.StatusOK {
 		t.Errorf("the restarted instance refuses the session: %d", res.StatusCode)
 	}
@@ -117,7 +117,7 @@ func TestFleetConsole(t *testing.T) {
 			t.Errorf("a cookie with %s: %d, want 401", what, res.StatusCode)
 		}
 	}
-	rotated := testserver.Start(t, fleetConfigWith(f.db, f.b.URL, "rotated-admin-token-0123456789"))
+	rotated := testserver.Start(t, fleetConfigWith(f.db, "rotated-admin-token-0123456789"))
 	if res, _ := page(rotated.URL, cookie); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("an instance where ops has another secret accepts the session: %d", res.StatusCode)
 	}

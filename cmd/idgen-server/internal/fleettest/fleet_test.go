@@ -439,11 +439,12 @@ func TestFleetPostgres(t *testing.T) {
 	t.Cleanup(func() {
 		if db, err := sql.Open("pgx", dsn); err == nil {
 			db.Exec("DROP TABLE IF EXISTS " + table)
+			db.Exec("DROP TABLE IF EXISTS " + table + "_servers")
 			db.Close()
 		}
 	})
 	_, redisAddr := startRedis(t)
-	f := startFleet(t, fmt.Sprintf("{type: postgres, dsn: %q, lease_table: %s}", dsn, table),
+	f := startFleet(t, fmt.Sprintf("{type: postgres, dsn: %q, lease_table: %s, server_table: %s_servers}", dsn, table, table),
 		fmt.Sprintf("{type: redis, dsn: %q}", "redis://"+redisAddr+"/0"))
 	workers := map[int64]bool{}
 	for i := range f.direct {

@@ -29,6 +29,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/runtime/lease"
@@ -81,6 +82,13 @@ type Server struct {
 	draining atomic.Bool
 	constant bool // ConstantForBenchmarks
 
+	// registry holds the records of the servers sharing the lease's store (named
+	// registryStore), and reg this one's record in it: both nil without a lease, reg nil
+	// when registering failed.
+	registry      registry.Store
+	registryStore string
+	reg           *registry.Registration
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -93,6 +101,16 @@ type leaseState struct {
 	after    time.Time // a fresh claim issues nothing until then
 	last     lease.EventKind
 	err      error
+}
+
+// current returns the worker ID held, -1 when none.
+func (s *leaseState) current() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deadline.IsZero() {
+		return -1
+	}
+	return s.worker
 }
 
 func (s *leaseState) onEvent(e lease.Event) {
@@ -211,6 +229,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				return nil, fmt.Errorf("server: leasing a worker ID from store %q: %w", sf.Lease.Store, err)
 			}
 			snow = s.lease
+			s.register(ctx, st)
 		}
 	}
 
@@ -292,6 +311,34 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		s.bg.Go(func() { s.refreshLoop(bg) })
 	}
 	return s, nil
+}
+
+// register records this server in st, the store of its lease, so that the instances
+// sharing the store find one another (Fleet). A failure is logged, not fatal: the record
+// serves a view, and IDs need only the lease.
+func (s *Server) register(ctx context.Context, st *store) {
+	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	rs, err := st.registry(rctx)
+	if err != nil {
+		s.log.Warn("fleet: cannot keep the servers' records in the lease store; the fleet view shows peers only", "store", st.name, "err", err)
+		return
+	}
+	s.registry, s.registryStore = rs, st.name
+	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.leaseSt.current(), Started: s.started}
+	o := registry.Options{
+		Worker: s.leaseSt.current,
+		OnBeat: func(err error) {
+			if err != nil {
+				s.log.Warn("fleet: renewing this server's record", "store", st.name, "err", err)
+			}
+		},
+	}
+	if s.reg, err = registry.Register(rctx, rs, self, o); err != nil {
+		s.log.Warn("fleet: cannot record this server in the lease store; other instances will not list it", "store", st.name, "err", err)
+		return
+	}
+	s.log.Info("fleet: recorded in the lease store", "store", st.name, "instance", self.ID, "advertise", self.URL)
 }
 
 // segmentObserver tells idotel and readiness of each reservation.
@@ -492,6 +539,11 @@ func (s *Server) closeAll(ctx context.Context) error {
 		s.stopBg()
 		s.bg.Wait()
 		var errs []error
+		if s.reg != nil {
+			if err := s.reg.Close(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("server: %w", err))
+			}
+		}
 		if s.lease != nil {
 			if err := s.lease.Close(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("server: releasing the lease: %w", err))

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +19,12 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
+	"github.com/idgen/idgen/runtime/lease"
 )
 
 const (
@@ -367,29 +370,97 @@ func bearerFor(token string) connect.Interceptor {
 
 func discard() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
 
-// TestFleet: a server lists its peers' status (the console's fleet view), each with its
-// own worker ID.
+// TestFleet: servers sharing a lease store find one another through it with no peers
+// configured, each with its own worker ID; peers adds an instance not in the store (on
+// a static worker ID) and does not list twice one found there; an instance recorded in
+// the store that does not answer is listed as unreachable, and is gone once its record
+// expires; a server shut down leaves the fleet at once.
 func TestFleet(t *testing.T) {
-	store := testserver.SQLite(t, "local")
-	cfg := "stores:\n" + store + `
+	ctx := context.Background()
+	file := t.TempDir() + "/idgen.db"
+	cfg := fmt.Sprintf(`stores:
+  local: {type: sqlite, dsn: %q}
 snowflake:
   lease: {store: local, ttl: 3s}
-tokens: [{token: ` + allToken + `}]
+tokens: [{token: `+allToken+`}]
 tags: [{name: id, kind: snowflake}, {name: order, kind: segment, store: local}]
-`
+`, file)
 	a := testserver.Start(t, cfg)
-	b := testserver.Start(t, cfg+"peers: ["+a.URL+", http://127.0.0.1:1]\n")
-	testserver.WaitReady(t, a.URL)
-	testserver.WaitReady(t, b.URL)
-	peers := b.Fleet(context.Background())
-	if len(peers) != 3 || peers[0].Status == nil || peers[1].Err != nil || peers[2].Err == nil {
-		t.Fatalf("fleet %+v", peers)
+	static := testserver.Start(t, `snowflake: {lease: {worker: 900}}
+tokens: [{token: `+allToken+`}]
+tags: [{name: id, kind: snowflake}]
+`)
+	b := testserver.Start(t, cfg+"peers: ["+static.URL+", "+a.URL+"/]\n")
+	for _, s := range []*testserver.Server{a, b, static} {
+		testserver.WaitReady(t, s.URL)
 	}
-	if peers[0].Status.Lease.Worker == peers[1].Status.Lease.Worker {
-		t.Fatalf("two instances report worker %d", peers[0].Status.Lease.Worker)
+	addrs := func(f []server.Peer) []string {
+		var out []string
+		for _, p := range f {
+			out = append(out, p.Address)
+		}
+		return out
 	}
-	if len(peers[1].Status.Tags) != 2 || peers[1].Status.Tags[1].Buffered == 0 {
-		t.Fatalf("peer tags %v", peers[1].Status.Tags)
+
+	fb := b.Fleet(ctx)
+	if got, want := addrs(fb), []string{"self", a.URL, static.URL}; !slices.Equal(got, want) {
+		t.Fatalf("b's fleet %q, want %q", got, want)
+	}
+	for _, p := range fb {
+		if p.Err != nil || p.Status == nil {
+			t.Fatalf("%s: %v", p.Address, p.Err)
+		}
+	}
+	if !fb[1].Registered || fb[2].Registered {
+		t.Errorf("registered: a %v, static %v; want true, false", fb[1].Registered, fb[2].Registered)
+	}
+	if fb[0].Status.Lease.Worker == fb[1].Status.Lease.Worker || fb[2].Status.Lease.Worker != 900 {
+		t.Fatalf("workers %d, %d, %d", fb[0].Status.Lease.Worker, fb[1].Status.Lease.Worker, fb[2].Status.Lease.Worker)
+	}
+	if fb[1].Status.Address != a.URL || len(fb[1].Status.Tags) != 2 || fb[1].Status.Tags[1].Buffered == 0 {
+		t.Fatalf("a's status %v", fb[1].Status)
+	}
+	if got, want := addrs(a.Fleet(ctx)), []string{"self", b.URL}; !slices.Equal(got, want) {
+		t.Fatalf("a's fleet %q, want %q", got, want)
+	}
+
+	// A record of an instance that does not answer: listed, unreachable; gone once the
+	// record expires.
+	db, err := sql.Open("sqlite", file+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rs, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := registry.Instance{ID: "ghost", URL: "http://127.0.0.1:1", Worker: 5, Started: time.Now()}
+	if err := rs.Put(ctx, ghost, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	fa := a.Fleet(ctx)
+	if got, want := addrs(fa), []string{"self", ghost.URL, b.URL}; !slices.Equal(got, want) || fa[1].Err == nil || !fa[1].Registered {
+		t.Fatalf("a's fleet with a ghost %q (ghost's error %v), want %q", got, fa[1].Err, want)
+	}
+	if err := rs.Put(ctx, ghost, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	testserver.WaitFor(t, "the ghost's record expiring", 10*time.Second, func() error {
+		if got := addrs(a.Fleet(ctx)); slices.Contains(got, ghost.URL) {
+			return fmt.Errorf("fleet %q", got)
+		}
+		return nil
+	})
+
+	// a shuts down: its record goes with it, and b lists it only as a peer of its
+	// configuration, after static, unreachable.
+	if err := a.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fb = b.Fleet(ctx)
+	if got, want := addrs(fb), []string{"self", static.URL, a.URL}; !slices.Equal(got, want) || fb[2].Registered || fb[2].Err == nil {
+		t.Fatalf("b's fleet after a's shutdown %q (a registered %v, error %v), want %q", got, fb[2].Registered, fb[2].Err, want)
 	}
 }
 

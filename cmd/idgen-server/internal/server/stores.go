@@ -17,6 +17,7 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/plugins/etcdlease"
 	"github.com/idgen/idgen/plugins/redis/redislease"
 	"github.com/idgen/idgen/plugins/redis/redissegment"
@@ -121,6 +122,21 @@ func (s *store) leaseBackend(ctx context.Context) (lease.Backend, error) {
 		return etcdlease.New(s.etcd, etcdlease.Options{Prefix: s.cfg.Prefix})
 	}
 	return nil, fmt.Errorf("server: store %q cannot hold leases", s.name)
+}
+
+// registry returns the Store of the servers' records on s, beside its leases: the
+// server_table on SQL, keys under the prefix on Redis and etcd. On SQL it creates the
+// table when missing.
+func (s *store) registry(ctx context.Context) (registry.Store, error) {
+	switch {
+	case s.db != nil:
+		return registry.NewSQL(ctx, s.db, s.dialect(), registry.SQLOptions{Table: s.cfg.ServerTable})
+	case s.rdb != nil:
+		return registry.NewRedis(s.rdb, s.cfg.Prefix), nil
+	case s.etcd != nil:
+		return registry.NewEtcd(s.etcd, s.cfg.Prefix), nil
+	}
+	return nil, fmt.Errorf("server: store %q cannot hold the servers' records", s.name)
 }
 
 // segmentStore returns the segment store on s.

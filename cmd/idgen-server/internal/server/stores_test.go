@@ -15,8 +15,9 @@ import (
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
-// TestStores: every store type leases the worker ID and holds the segments, configured
-// as a user would (the shared servers of IDGEN_TEST_*; tables and keys of the test's own).
+// TestStores: every store type leases the worker ID and holds the segments (etcd: leases
+// only), configured as a user would (the shared servers of IDGEN_TEST_*; tables and keys
+// of the test's own); two servers on one store find each other through it.
 func TestStores(t *testing.T) {
 	suffix := strings.ToLower(rand.Text()[:8])
 	cases := []struct {
@@ -24,15 +25,16 @@ func TestStores(t *testing.T) {
 		drop             func(dsn string)
 	}{
 		{"postgres", "IDGEN_TEST_POSTGRES_DSN",
-			`{type: postgres, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `}`,
+			`{type: postgres, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `, server_table: idgen_servers_st_` + suffix + `}`,
 			func(dsn string) { dropTables("pgx", dsn, suffix) }},
 		{"mysql", "IDGEN_TEST_MYSQL_DSN",
-			`{type: mysql, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `}`,
+			`{type: mysql, dsn: %q, lease_table: idgen_lease_st_` + suffix + `, segment_table: idgen_segment_st_` + suffix + `, server_table: idgen_servers_st_` + suffix + `}`,
 			func(dsn string) { dropTables("mysql", dsn, suffix) }},
 		// The shared Redis keeps nothing on disk: the test opts out of the check.
 		{"redis", "IDGEN_TEST_REDIS_DSN",
 			`{type: redis, dsn: %q, prefix: "idgen-st-` + suffix + `:", allow_no_persistence: true}`, nil},
 		{"sqlite", "", `{type: sqlite, dsn: %q}`, nil},
+		{"etcd", "IDGEN_TEST_ETCD_ENDPOINTS", `{type: etcd, endpoints: [%s], prefix: "idgen-st-` + suffix + `/"}`, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,17 +47,17 @@ func TestStores(t *testing.T) {
 			if c.drop != nil {
 				t.Cleanup(func() { c.drop(dsn) })
 			}
-			s := testserver.Start(t, fmt.Sprintf(`stores:
-  db: `+c.store+`
-snowflake:
-  lease: {store: db, ttl: 3s}
-tags:
-  - {name: id, kind: snowflake}
-  - {name: order, kind: segment, store: db, step: 10}
-`, dsn))
+			tags := []string{"id", "order"}
+			tagsYAML := "  - {name: id, kind: snowflake}\n  - {name: order, kind: segment, store: db, step: 10}\n"
+			if c.name == "etcd" {
+				tags, tagsYAML = tags[:1], "  - {name: id, kind: snowflake}\n"
+			}
+			cfg := fmt.Sprintf("stores:\n  db: "+c.store+"\nsnowflake:\n  lease: {store: db, ttl: 3s}\ntags:\n"+tagsYAML, dsn)
+			s := testserver.Start(t, cfg)
+			other := testserver.Start(t, cfg)
 			testserver.WaitReady(t, s.URL)
 			cl := client(s.URL, "")
-			for _, tag := range []string{"id", "order"} {
+			for _, tag := range tags {
 				r, err := cl.List(context.Background(), connect.NewRequest(&v1.ListRequest{Tag: tag, Count: 25}))
 				if err != nil || len(r.Msg.Ids) != 25 {
 					t.Fatalf("%s: %v %v", tag, r, err)
@@ -64,6 +66,10 @@ tags:
 			st := s.Status(nil)
 			if st.Lease.Worker < 0 || !st.Ready {
 				t.Fatalf("status %v", st)
+			}
+			f := s.Fleet(context.Background())
+			if len(f) != 2 || f[1].Address != other.URL || !f[1].Registered || f[1].Err != nil || f[1].Status.Lease.Worker == st.Lease.Worker {
+				t.Fatalf("fleet %+v, want this server and %s with another worker ID", f, other.URL)
 			}
 		})
 	}
@@ -78,4 +84,5 @@ func dropTables(driver, dsn, suffix string) {
 	db.Exec("DROP TABLE IF EXISTS idgen_lease_st_" + suffix)
 	db.Exec("DROP TABLE IF EXISTS idgen_segment_st_" + suffix)
 	db.Exec("DROP TABLE IF EXISTS idgen_segment_st_" + suffix + "_changes")
+	db.Exec("DROP TABLE IF EXISTS idgen_servers_st_" + suffix)
 }

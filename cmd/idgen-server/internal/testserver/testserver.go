@@ -59,7 +59,7 @@ func StartOn(t testing.TB, ln net.Listener, yamlText string) *Server {
 		ln.Close()
 		t.Fatal(err)
 	}
-	cfg.Listen = ln.Addr().String()
+	cfg.SetListen(ln.Addr().String())
 	var w io.Writer = io.Discard
 	if os.Getenv("IDGEN_TEST_SERVER_LOG") != "" {
 		w = os.Stderr

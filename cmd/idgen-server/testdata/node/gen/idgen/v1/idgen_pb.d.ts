@@ -431,7 +431,8 @@ export declare const StatusRequestSchema: GenMessage<StatusRequest>;
  */
 export declare type StatusResponse = Message<"idgen.v1.StatusResponse"> & {
   /**
-   * The address this server listens on, as configured.
+   * The base URL other instances and the console reach this server at: its
+   * advertise setting, derived from its listen address by default.
    *
    * @generated from field: string address = 1;
    */
