@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/typeid"
@@ -428,7 +429,7 @@ func (c *Config) check() error {
 
 	for name, s := range c.Stores {
 		field := "stores." + name
-		if s.ServerTable != "" && !tableRE.MatchString(s.ServerTable) {
+		if s.ServerTable != "" && sqltable.Check(s.ServerTable) != nil {
 			return fieldErr(field+".server_table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", s.ServerTable)
 		}
 		switch s.Type {
@@ -598,10 +599,6 @@ func (c *Config) check() error {
 	}
 	return nil
 }
-
-// tableRE is what a server_table may be: it is spliced into SQL unquoted (the rule of
-// runtime/lease's tables).
-var tableRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$`)
 
 // DefaultAdvertise is the base URL derived from a listen address (host:port): that host
 // and port when the host is named (a loopback or a concrete address), os.Hostname() and

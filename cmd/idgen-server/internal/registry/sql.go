@@ -3,55 +3,23 @@ package registry
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/runtime/lease"
 )
 
 // DefaultTable is the table of an SQL Store given no name.
 const DefaultTable = "idgen_servers"
 
-// Named bounds of the SQL Store.
-const (
-	// MaxCreateAttempts bounds the runs of CREATE TABLE that lose a race with another
-	// process creating the same table.
-	MaxCreateAttempts = 30
-	// PurgeAfter is how long past its expiry a row stays before a Put deletes it: long
-	// enough that a writer whose clock runs behind the purger's is not purged while live.
-	PurgeAfter = time.Minute
-)
-
-// CheckTable returns an error matching ErrInvalid unless name is one or two dot-separated
-// parts ("idgen_servers", "app.idgen_servers"), each 1 to 63 bytes of ASCII letters,
-// digits and underscores, not starting with a digit: the rule of runtime/lease's tables,
-// since the name is spliced into SQL unquoted.
-func CheckTable(name string) error {
-	parts := strings.Split(name, ".")
-	if len(parts) > 2 {
-		return fmt.Errorf("%w table name %q: want name or schema.name", ErrInvalid, name)
-	}
-	for _, p := range parts {
-		if p == "" || len(p) > 63 || '0' <= p[0] && p[0] <= '9' {
-			return fmt.Errorf("%w table name %q: want parts of 1 to 63 bytes, not starting with a digit", ErrInvalid, name)
-		}
-		for i := 0; i < len(p); i++ {
-			if c := p[i]; !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-				return fmt.Errorf("%w table name %q: byte %q, want ASCII letters, digits and underscores", ErrInvalid, name, c)
-			}
-		}
-	}
-	return nil
-}
+// PurgeAfter is how long past its expiry a row stays before a Put deletes it: long
+// enough that a writer whose clock runs behind the purger's is not purged while live.
+const PurgeAfter = time.Minute
 
 // SQLOptions configures an SQL Store. The zero value uses DefaultTable and the wall clock.
 type SQLOptions struct {
-	// Table is the table's name, DefaultTable if empty (CheckTable's rule).
+	// Table is the table's name, DefaultTable if empty (sqltable.Check's rule).
 	Table string
 	// Now is the clock expiries are written and judged by; time.Now if nil.
 	Now func() time.Time
@@ -116,8 +84,8 @@ func NewSQL(ctx context.Context, db *sql.DB, d lease.Dialect, o SQLOptions) (*SQ
 	if o.Table == "" {
 		o.Table = DefaultTable
 	}
-	if err := CheckTable(o.Table); err != nil {
-		return nil, err
+	if err := sqltable.Check(o.Table); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	q, err := queriesOf(d, o.Table)
 	if err != nil {
@@ -126,59 +94,10 @@ func NewSQL(ctx context.Context, db *sql.DB, d lease.Dialect, o SQLOptions) (*SQ
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := create(ctx, db, q.create); err != nil {
+	if err := sqltable.Create(ctx, db, q.create); err != nil {
 		return nil, fmt.Errorf("registry: creating table %s: %w", o.Table, err)
 	}
 	return &SQL{db: db, q: q, now: o.Now}, nil
-}
-
-// create runs stmt again while it fails because another session creates the same table
-// at the same moment (or the database is busy), at most MaxCreateAttempts times: CREATE
-// TABLE IF NOT EXISTS is not atomic on PostgreSQL, and a run that succeeds after the
-// other session committed is the check that the table exists.
-func create(ctx context.Context, db *sql.DB, stmt string) error {
-	for attempt := 1; ; attempt++ {
-		_, err := db.ExecContext(ctx, stmt)
-		switch {
-		case err == nil:
-			return nil
-		case !createRace(err) || attempt >= MaxCreateAttempts:
-			return fmt.Errorf("attempt %d: %w", attempt, err)
-		}
-		d := time.Millisecond << min(attempt-1, 6)
-		t := time.NewTimer(d + rand.N(d))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("attempt %d: %w", attempt, errors.Join(err, ctx.Err()))
-		}
-	}
-}
-
-// createRace reports an error of a CREATE TABLE racing another: PostgreSQL's unique
-// violation on the catalog (23505), duplicate table or object (42P07, 42710), a
-// serialization failure or deadlock (40001, 40P01); MySQL's table exists (1050), deadlock
-// (1213) or lock wait timeout (1205); SQLite's busy or locked file (5, 6).
-func createRace(err error) bool {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		switch pg.SQLState() {
-		case "23505", "42P07", "42710", "40001", "40P01":
-			return true
-		}
-		return false
-	}
-	var my *mysql.MySQLError
-	if errors.As(err, &my) {
-		return my.Number == 1050 || my.Number == 1213 || my.Number == 1205
-	}
-	var lite interface{ Code() int }
-	if errors.As(err, &lite) {
-		c := lite.Code() & 0xff
-		return c == 5 || c == 6
-	}
-	return false
 }
 
 // Put implements Store; it also deletes the rows expired more than PurgeAfter ago.

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/plugins/redis/redissegment"
 	"github.com/idgen/idgen/runtime/segment"
 )
@@ -72,7 +73,7 @@ func newChangeLog(st *store) (changeLog, error) {
 	switch {
 	case st.db != nil:
 		table := cmp.Or(st.cfg.SegmentTable, segment.DefaultTable) + "_changes"
-		if err := checkTable(table); err != nil {
+		if err := sqltable.Check(table); err != nil {
 			return nil, fmt.Errorf("server: store %q: change table: %w", st.name, err)
 		}
 		return &sqlChanges{db: st.db, table: table, q: changeQueries(st.dialect(), table)}, nil
@@ -84,25 +85,6 @@ func newChangeLog(st *store) (changeLog, error) {
 		return &redisChanges{c: st.rdb, stream: p + "~changes", stepKey: p + "~steps"}, nil
 	}
 	return nil, nil
-}
-
-// ErrBadTable is matched by the error of a change table name no dialect reads unquoted.
-var ErrBadTable = errors.New("server: invalid table name")
-
-// checkTable accepts what every dialect reads unquoted as a table: one or two
-// dot-separated parts of 1 to 63 ASCII letters, digits and underscores, not starting
-// with a digit (the rule of the runtime's SQL stores).
-func checkTable(name string) error {
-	parts := strings.Split(name, ".")
-	if len(parts) > 2 {
-		return fmt.Errorf("%w %q: want name or schema.name", ErrBadTable, name)
-	}
-	for _, p := range parts {
-		if p == "" || len(p) > 63 || ('0' <= p[0] && p[0] <= '9') || strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
-			return fmt.Errorf("%w %q: want parts of 1 to 63 letters, digits and underscores", ErrBadTable, name)
-		}
-	}
-	return nil
 }
 
 // changeSQL is the SQL of a change table in one dialect.
@@ -196,32 +178,19 @@ type sqlChanges struct {
 	created bool // the table exists: CREATE is not run again
 }
 
-// createAttempts bounds the runs of the change table's CREATE: when many instances
-// start at once on a new database, PostgreSQL may fail all but one CREATE TABLE IF NOT
-// EXISTS (a unique violation in its catalog) and SQLite may be busy; a later run then
-// finds the table.
-const createAttempts = 10
-
-// ensure creates the table once; a failure is tried again at the next call.
+// ensure creates the table once (many instances may at once on a new database); a
+// failure is tried again at the next call.
 func (s *sqlChanges) ensure(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.created {
 		return nil
 	}
-	var err error
-	for attempt := range createAttempts {
-		if _, err = s.db.ExecContext(ctx, s.q.schema); err == nil {
-			s.created = true
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("server: creating table %s: %w", s.table, err)
-		case <-time.After(time.Millisecond << attempt):
-		}
+	if err := sqltable.Create(ctx, s.db, s.q.schema); err != nil {
+		return fmt.Errorf("server: creating table %s: %w", s.table, err)
 	}
-	return fmt.Errorf("server: creating table %s (%d attempts): %w", s.table, createAttempts, err)
+	s.created = true
+	return nil
 }
 
 func (s *sqlChanges) add(ctx context.Context, c Change) (string, error) {
