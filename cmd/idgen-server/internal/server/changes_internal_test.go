@@ -26,12 +26,7 @@ func TestChangeTableRace(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dsn := t.TempDir() + "/idgen.db"
-			if c.env != "" {
-				if dsn = os.Getenv(c.env); dsn == "" {
-					t.Skip(c.env + " is not set")
-				}
-			}
+			dsn := storeDSN(t, c.env)
 			const n = 8
 			logs := make([]changeLog, n)
 			for i := range logs {
@@ -58,4 +53,18 @@ func TestChangeTableRace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storeDSN is the DSN of a store case's server: an SQLite file of the test's own when env
+// is "", else the value of the variable env, the test skipped when it is not set.
+func storeDSN(t testing.TB, env string) string {
+	t.Helper()
+	if env == "" {
+		return t.TempDir() + "/idgen.db"
+	}
+	dsn := os.Getenv(env)
+	if dsn == "" {
+		t.Skip(env + " is not set")
+	}
+	return dsn
 }

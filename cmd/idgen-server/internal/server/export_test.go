@@ -1,5 +1,7 @@
 package server
 
+import "testing"
+
 // SetLocalStep sets the step of the segment tag name on s alone, as its adaptation to
 // the traffic would, without keeping a change: a test of SetStep sees whether a later
 // RefreshTags applies the same change again.
@@ -10,3 +12,6 @@ func SetLocalStep(s *Server, name string, step int64) error {
 	}
 	return t.alloc.SetStep(step)
 }
+
+// StoreDSN is storeDSN, for the external tests.
+func StoreDSN(t testing.TB, env string) string { t.Helper(); return storeDSN(t, env) }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -39,12 +38,7 @@ func TestStepsFleetWide(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dsn := t.TempDir() + "/idgen.db"
-			if c.env != "" {
-				if dsn = os.Getenv(c.env); dsn == "" {
-					t.Skip(c.env + " is not set")
-				}
-			}
+			dsn := server.StoreDSN(t, c.env)
 			if c.drop != nil {
 				t.Cleanup(func() { c.drop(dsn) })
 			}

@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -38,12 +38,7 @@ func TestStores(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dsn := t.TempDir() + "/idgen.db"
-			if c.env != "" {
-				if dsn = os.Getenv(c.env); dsn == "" {
-					t.Skip(c.env + " is not set")
-				}
-			}
+			dsn := server.StoreDSN(t, c.env)
 			if c.drop != nil {
 				t.Cleanup(func() { c.drop(dsn) })
 			}
