@@ -3,6 +3,8 @@ package server
 import (
 	"cmp"
 	"context"
+	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -76,7 +78,7 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			continue
 		}
 		wg.Go(func() {
-			c, err := idgenclient.New(idgenclient.Options{Addresses: []string{p.Address}, Token: token, CallTimeout: PeerTimeout})
+			c, err := idgenclient.New(idgenclient.Options{Addresses: []string{p.Address}, Token: token, CallTimeout: PeerTimeout, HTTPClient: s.peerClient()})
 			if err != nil {
 				p.Err = err
 				return
@@ -86,6 +88,21 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 	}
 	wg.Wait()
 	return out
+}
+
+// peerClient returns the HTTP client of Fleet's calls: one for the server's life, so a
+// console refreshing its fleet page reuses connections instead of opening new ones each
+// time.
+func (s *Server) peerClient() *http.Client {
+	s.peerOnce.Do(func() {
+		s.peerHTTP = &http.Client{Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: PeerTimeout}).DialContext,
+			TLSHandshakeTimeout: PeerTimeout,
+			MaxIdleConnsPerHost: 2,
+			IdleConnTimeout:     time.Minute,
+		}}
+	})
+	return s.peerHTTP
 }
 
 // urlKey is the form of a base URL two instances are compared by: scheme and host are

@@ -89,6 +89,11 @@ type Server struct {
 	registryStore string
 	reg           *registry.Registration
 
+	// peerOnce makes peerHTTP, the one HTTP client of Fleet's calls (its connections
+	// kept alive between page views, closed by Shutdown).
+	peerOnce sync.Once
+	peerHTTP *http.Client
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -539,6 +544,10 @@ func (s *Server) closeAll(ctx context.Context) error {
 		s.stopBg()
 		s.bg.Wait()
 		var errs []error
+		s.peerOnce.Do(func() {}) // no client made after this
+		if s.peerHTTP != nil {
+			s.peerHTTP.CloseIdleConnections()
+		}
 		if s.reg != nil {
 			if err := s.reg.Close(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("server: %w", err))

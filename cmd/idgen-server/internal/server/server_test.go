@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -386,7 +388,8 @@ tokens: [{token: `+allToken+`}]
 tags: [{name: id, kind: snowflake}, {name: order, kind: segment, store: local}]
 `, file)
 	a := testserver.Start(t, cfg)
-	static := testserver.Start(t, `snowflake: {lease: {worker: 900}}
+	accepted := &countingListener{Listener: testserver.Listen(t)}
+	static := testserver.StartOn(t, accepted, `snowflake: {lease: {worker: 900}}
 tokens: [{token: `+allToken+`}]
 tags: [{name: id, kind: snowflake}]
 `)
@@ -422,6 +425,17 @@ tags: [{name: id, kind: snowflake}]
 	}
 	if got, want := addrs(a.Fleet(ctx)), []string{"self", b.URL}; !slices.Equal(got, want) {
 		t.Fatalf("a's fleet %q, want %q", got, want)
+	}
+	// A console refreshing its fleet page: b keeps the connection to static it opened
+	// for the first view.
+	before := accepted.n.Load()
+	for range 10 {
+		if p := b.Fleet(ctx)[2]; p.Err != nil {
+			t.Fatal(p.Err)
+		}
+	}
+	if n := accepted.n.Load() - before; n != 0 {
+		t.Errorf("10 more fleet views opened %d more connections to a peer, want 0", n)
 	}
 
 	// A record of an instance that does not answer: listed, unreachable; gone once the
@@ -584,4 +598,18 @@ func TestStatusFigures(t *testing.T) {
 			t.Errorf("order: %+v", ts)
 		}
 	}
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
 }
