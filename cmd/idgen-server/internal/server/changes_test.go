@@ -3,11 +3,14 @@ package server_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -99,5 +102,51 @@ tags:
 	}
 	if len(cs) == 0 || cs[0].New == 77 {
 		t.Errorf("the refused change is listed: %+v", cs[:min(len(cs), 1)])
+	}
+}
+
+// TestStepMaybeKept: a step change whose context ends while the store is writing it is
+// reported as perhaps kept (ErrMaybeKept), not as refused: the store may have committed
+// it, and then every instance applies it. A context that ended before the write is a
+// plain failure.
+func TestStepMaybeKept(t *testing.T) {
+	dsn := server.StoreDSN(t, "IDGEN_TEST_POSTGRES_DSN")
+	suffix := strings.ToLower(rand.Text()[:8])
+	t.Cleanup(func() { dropTables("pgx", dsn, suffix) })
+	s := testserver.Start(t, fmt.Sprintf(`stores:
+  db: {type: postgres, dsn: %q, segment_table: idgen_segment_st_`+suffix+`}
+tags:
+  - {name: order, kind: segment, store: db, step: 100}
+`, dsn))
+	ctx := context.Background()
+	if err := s.SetStep(ctx, "ops", "order", 5); err != nil { // the change table exists
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.SetStep(done, "ops", "order", 6); err == nil || errors.Is(err, server.ErrMaybeKept) {
+		t.Errorf("a context ended before the write: %v, want a failure, not ErrMaybeKept", err)
+	}
+	// Another transaction locks the table: the write waits until the context ends.
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("LOCK TABLE idgen_segment_st_" + suffix + "_changes IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := s.SetStep(short, "ops", "order", 7); !errors.Is(err, server.ErrMaybeKept) {
+		t.Errorf("a context ended during the write: %v, want ErrMaybeKept", err)
+	}
+	if got := step(t, s.Server, "order"); got != 5 {
+		t.Errorf("step %d after an unconfirmed change, want 5 (applied at the refresh if kept)", got)
 	}
 }
