@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"fmt"
 	"html"
 	"io"
@@ -265,5 +266,56 @@ tag_store: local
 		if strings.Contains(got, hidden) {
 			t.Errorf("a token of invoice sees %q:\n%s", hidden, got)
 		}
+	}
+}
+
+// TestStepMaybeKeptPage: a step change the store does not confirm in time (another
+// transaction holds its change table) tells the admin it may have been kept and to check
+// the change list, not that the step was not changed.
+func TestStepMaybeKeptPage(t *testing.T) {
+	dsn := os.Getenv("IDGEN_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
+	}
+	table := "idgen_console_maybe_" + strings.ToLower(rand.Text()[:8])
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP TABLE IF EXISTS " + table)
+		db.Exec("DROP TABLE IF EXISTS " + table + "_changes")
+		db.Close()
+	})
+	s := testserver.Start(t, fmt.Sprintf(`stores:
+  pg: {type: postgres, dsn: %q, segment_table: %s}
+tokens:
+  - {name: ops, token: %s, admin: true}
+tags:
+  - {name: invoice, kind: segment, store: pg, step: 1000}
+`, dsn, table, adminToken))
+	ctx := context.Background()
+	if err := s.SetStep(ctx, "ops", "invoice", 500); err != nil { // the change table exists
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("LOCK TABLE " + table + "_changes IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/tags/step", strings.NewReader(url.Values{"tag": {"invoice"}, "step": {"700"}, "confirm": {"yes"}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	res, page := do(t, http.DefaultClient, req) // the write waits for server.CallTimeout
+	tx.Rollback()
+	want := "The store did not confirm the step change in time: it may have been kept, and then every instance applies it within 30 s. Check the change list below before trying again."
+	if got := alert(page); res.StatusCode != http.StatusUnprocessableEntity || got != want {
+		t.Errorf("a step change not confirmed in time: %d %q, want 422 %q", res.StatusCode, got, want)
 	}
 }
