@@ -11,7 +11,9 @@
 // nothing else. Only a token with admin: true sees the forms that change tags, which
 // carry a per-session token and are refused cross-site (http.CrossOriginProtection).
 // Changes are kept in the stores the tags live in, so every instance lists and applies
-// them.
+// them; a visitor sees the changes of the tags their token grants. A store's failure is
+// told in the console's words and its cause logged, never shown (no address, table or
+// driver message reaches the browser).
 package console
 
 import (
