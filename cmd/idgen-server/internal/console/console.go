@@ -11,7 +11,9 @@
 // nothing else. Only a token with admin: true sees the forms that change tags, which
 // carry a per-session token and are refused cross-site (http.CrossOriginProtection).
 // Changes are kept in the stores the tags live in, so every instance lists and applies
-// them.
+// them; a visitor sees the changes of the tags their token grants. A store's failure is
+// told in the console's words and its cause logged, never shown (no address, table or
+// driver message reaches the browser).
 package console
 
 import (
@@ -215,8 +217,19 @@ func (c *Console) tags(w http.ResponseWriter, r *http.Request) {
 	c.render(w, http.StatusOK, "tags", p)
 }
 
-// tagsData is the Tags page's data: the tags v may see, and the changes of the fleet
-// (read from the stores: a store that does not answer is named in p.Error).
+// Messages of the Tags page for a store's failure, whose cause (a store's address, a
+// driver's message) is logged and never shown.
+const (
+	msgChangesUnread = "Some changes could not be read: a store did not answer. The cause is in the server's log."
+	msgStepFailed    = "Step not changed: its store could not keep the change. The cause is in the server's log."
+	msgCreateFailed  = "Not created: the tag store could not create the tag. The cause is in the server's log."
+	msgStepMaybe     = "The store did not confirm the step change in time: it may have been kept, and then every instance applies it within %d s. Check the change list below before trying again."
+	msgCreateMaybe   = "The tag store did not confirm the new tag in time: it may have been created, and then every instance serves it within %d s. Check the tags and the change list below before trying again."
+)
+
+// tagsData is the Tags page's data: the tags v may see, and the changes of the fleet to
+// those tags (read from the stores: when one does not answer, p.Error says so, and the
+// log says why).
 func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
 	ctx, cancel := context.WithTimeout(ctx, server.CallTimeout)
 	defer cancel()
@@ -224,10 +237,34 @@ func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
 	if err != nil {
 		c.log.Warn("console: reading the changes", "err", err)
 		if p.Error == "" {
-			p.Error = "Some changes could not be read: " + strings.TrimPrefix(err.Error(), "server: ")
+			p.Error = msgChangesUnread
 		}
 	}
-	return tagsView(c.s.Status(v.g), c.s.TagStoreName(), changes, c.now())
+	return tagsView(c.s.Status(v.g), c.s.TagStoreName(), visible(changes, v.g), c.now())
+}
+
+// visible returns the changes of the tags g grants: a token limited to some tags sees
+// neither the others' changes nor who made them.
+func visible(changes []server.Change, g *server.Grant) []server.Change {
+	out := changes[:0:0]
+	for _, ch := range changes {
+		if g.Allows(ch.Tag) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// refusal returns what the Tags page says of err, from CreateSegmentTag or SetStep: the
+// refusal itself when the admin can act on it (its message names no store address or
+// driver), else ok false: a store's error, which is logged and never shown.
+func refusal(err error) (msg string, ok bool) {
+	for _, e := range []error{server.ErrBadStep, server.ErrTagExists, server.ErrUnknownTag, server.ErrNotSegment, server.ErrNoTagStore, server.ErrInvalidInput} {
+		if errors.Is(err, e) {
+			return strings.TrimPrefix(err.Error(), "server: "), true
+		}
+	}
+	return "", false
 }
 
 // decodeData is the decode page's data: the form's values and the result or error.
@@ -395,8 +432,19 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
 	if err := c.s.CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
-		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
-		c.tagsError(w, r, v, "Not created: "+strings.TrimPrefix(err.Error(), "server: "))
+		msg, ok := refusal(err)
+		switch {
+		case ok:
+			c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
+			msg = "Not created: " + msg
+		case errors.Is(err, server.ErrMaybeKept):
+			c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
+			msg = fmt.Sprintf(msgCreateMaybe, int(server.TagRefresh/time.Second))
+		default:
+			c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
+			msg = msgCreateFailed
+		}
+		c.tagsError(w, r, v, msg)
 		return
 	}
 	c.record(v, r, what)
@@ -420,8 +468,19 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
 	if err := c.s.SetStep(ctx, v.g.Name, name, step); err != nil {
-		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
-		c.tagsError(w, r, v, "Step not changed: "+strings.TrimPrefix(err.Error(), "server: "))
+		msg, ok := refusal(err)
+		switch {
+		case ok:
+			c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
+			msg = "Step not changed: " + msg
+		case errors.Is(err, server.ErrMaybeKept):
+			c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
+			msg = fmt.Sprintf(msgStepMaybe, int(server.TagRefresh/time.Second))
+		default:
+			c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
+			msg = msgStepFailed
+		}
+		c.tagsError(w, r, v, msg)
 		return
 	}
 	c.record(v, r, what)

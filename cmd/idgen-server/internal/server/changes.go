@@ -240,7 +240,10 @@ func (s *sqlChanges) query(ctx context.Context, q string, args ...any) ([]Change
 
 // redisChanges is a change log on Redis: a stream of the changes (XADD, its entry IDs
 // ordered by time), trimmed to about redisChangesKept entries, and a hash of each tag's
-// latest step change, which no trimming drops.
+// latest step change, which no trimming drops. Both are written by one script, so a
+// change is in both or in neither, and the hash always holds the step change latest in
+// the stream, as on SQL (the highest id wins). The two keys must be on one server: on a
+// Redis Cluster, a prefix with a hash tag ({...}).
 type redisChanges struct {
 	c               redis.UniversalClient
 	stream, stepKey string
@@ -249,20 +252,27 @@ type redisChanges struct {
 // redisChangesKept is about how many changes the Redis stream keeps.
 const redisChangesKept = 1000
 
+// addChange keeps a change: KEYS[1] the stream, KEYS[2] the hash of steps; ARGV[1] the
+// stream's length to keep, ARGV[2] the kind, ARGV[3] the tag, ARGV[4] the hash's value
+// after the entry's ID, ARGV[5...] the entry's fields and values. A script runs alone,
+// so the entry just added is the stream's latest, and the hash takes it. A script
+// stopped by an error keeps what it wrote before, so the hash's type is checked (HLEN
+// fails on another type) before the XADD.
+var addChange = redis.NewScript(`
+local step = ARGV[2] == 'step'
+if step then redis.call('HLEN', KEYS[2]) end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 5))
+if step then redis.call('HSET', KEYS[2], ARGV[3], id .. ' ' .. ARGV[4]) end
+return id
+`)
+
 func (r *redisChanges) add(ctx context.Context, c Change) (string, error) {
-	id, err := r.c.XAdd(ctx, &redis.XAddArgs{
-		Stream: r.stream, MaxLen: redisChangesKept, Approx: true,
-		Values: []any{"tag", c.Tag, "kind", string(c.Kind), "old", c.Old, "new", c.New, "first", c.First, "who", c.Who, "at", c.At.UnixMilli()},
-	}).Result()
+	hv := strconv.FormatInt(c.Old, 10) + " " + strconv.FormatInt(c.New, 10) + " " + strconv.FormatInt(c.At.UnixMilli(), 10) + " " + c.Who
+	args := []any{redisChangesKept, string(c.Kind), c.Tag, hv,
+		"tag", c.Tag, "kind", string(c.Kind), "old", c.Old, "new", c.New, "first", c.First, "who", c.Who, "at", c.At.UnixMilli()}
+	id, err := addChange.Run(ctx, r.c, []string{r.stream, r.stepKey}, args...).Text()
 	if err != nil {
 		return "", fmt.Errorf("server: keeping a change in %s: %w", r.stream, err)
-	}
-	if c.Kind == ChangeStep {
-		// Two admins at once: the one whose HSET lands last wins on every instance.
-		v := id + " " + strconv.FormatInt(c.Old, 10) + " " + strconv.FormatInt(c.New, 10) + " " + strconv.FormatInt(c.At.UnixMilli(), 10) + " " + c.Who
-		if err := r.c.HSet(ctx, r.stepKey, c.Tag, v).Err(); err != nil {
-			return "", fmt.Errorf("server: keeping a step in %s: %w", r.stepKey, err)
-		}
 	}
 	return id, nil
 }

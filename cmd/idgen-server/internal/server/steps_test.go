@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
@@ -33,7 +34,8 @@ func TestStepsFleetWide(t *testing.T) {
 			`{type: mysql, dsn: %q, segment_table: idgen_segment_st_` + suffix + `}`,
 			func(dsn string) { dropTables("mysql", dsn, suffix) }},
 		{"redis", "IDGEN_TEST_REDIS_DSN",
-			`{type: redis, dsn: %q, prefix: "idgen-steps-` + suffix + `:", allow_no_persistence: true}`, nil},
+			`{type: redis, dsn: %q, prefix: "idgen-steps-` + suffix + `:", allow_no_persistence: true}`,
+			func(dsn string) { dropRedisKeys(t, dsn, "idgen-steps-"+suffix+":") }},
 		{"sqlite", "", `{type: sqlite, dsn: %q}`, nil},
 	}
 	for _, c := range cases {
@@ -152,3 +154,28 @@ func tagStatus(t *testing.T, s *server.Server, name string) *v1.TagStatus {
 }
 
 func step(t *testing.T, s *server.Server, name string) int64 { return tagStatus(t, s, name).Step }
+
+// dropRedisKeys deletes every key of the Redis at dsn whose name starts with prefix: the
+// counters, leases, records and change log a test left in the shared server.
+func dropRedisKeys(t testing.TB, dsn, prefix string) {
+	opt, err := redis.ParseURL(dsn)
+	if err != nil {
+		t.Errorf("dropping keys %s*: %v", prefix, err)
+		return
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	ctx := context.Background()
+	var keys []string
+	it := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
+	for it.Next(ctx) {
+		keys = append(keys, it.Val())
+	}
+	err = it.Err()
+	if err == nil && len(keys) > 0 {
+		err = c.Del(ctx, keys...).Err()
+	}
+	if err != nil {
+		t.Errorf("dropping keys %s*: %v", prefix, err)
+	}
+}

@@ -134,7 +134,9 @@ func (s *Server) refreshLoop(ctx context.Context) {
 	}
 }
 
-// Errors of CreateSegmentTag and SetStep, for the console.
+// Errors of CreateSegmentTag and SetStep, for the console. Each but ErrMaybeKept is a
+// refusal the admin can act on, whose message names no store address or driver; any
+// other error is the store's, for the log.
 var (
 	// ErrNoTagStore: the configuration names no tag_store to create tags in.
 	ErrNoTagStore = errors.New("server: no tag_store is configured to create tags in")
@@ -146,26 +148,34 @@ var (
 	ErrUnknownTag = errors.New("server: unknown tag")
 	// ErrBadStep: a step that is not positive.
 	ErrBadStep = errors.New("server: want a positive step")
+	// ErrInvalidInput: a bad tag name or first ID; the message names the field.
+	ErrInvalidInput = errors.New("server: invalid")
+	// ErrMaybeKept: the call's context ended while the store was writing the change, so
+	// the store may have kept it: if it did, every instance applies it (a created tag is
+	// served, a step applied) within TagRefresh, and Changes lists it.
+	ErrMaybeKept = errors.New("server: the store did not confirm the change in time")
 )
 
 // CreateSegmentTag creates a segment tag in the tag store whose first ID is first, with
 // the step step, and serves it at once; other instances sharing the store serve it
 // within TagRefresh. The change is kept, with who made it (a token's name), in the tag
 // store's change log (see Changes). It fails with ErrTagExists for a tag served or in
-// the store (whose counter it leaves as it is), ErrNoTagStore without a tag store, and
-// an error naming the field for a bad name, start or step.
+// the store (whose counter it leaves as it is), ErrNoTagStore without a tag store,
+// ErrInvalidInput naming the field for a bad name or start, ErrBadStep for a step that
+// is not positive, ErrMaybeKept when ctx ended during the store's write, or the store's
+// error.
 func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, step int64) error {
 	if s.tagSeg == nil {
 		return ErrNoTagStore
 	}
 	if err := config.ValidTagName(name); err != nil {
-		return fmt.Errorf("server: tag name %w", err)
+		return fmt.Errorf("%w tag name: %w", ErrInvalidInput, err)
 	}
 	if first <= 0 {
-		return fmt.Errorf("server: start %d: want a positive first ID", first)
+		return fmt.Errorf("%w start %d: want a positive first ID", ErrInvalidInput, first)
 	}
 	if step <= 0 {
-		return fmt.Errorf("server: step %d: want a positive step", step)
+		return fmt.Errorf("%w: %d", ErrBadStep, step)
 	}
 	s.tagMu.Lock()
 	defer s.tagMu.Unlock()
@@ -173,9 +183,15 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 	if _, ok := cur.byName[name]; ok {
 		return fmt.Errorf("%w: %q is served already", ErrTagExists, name)
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("server: tag %q not created: %w", name, err)
+	}
 	if err := s.tagSeg.Create(ctx, name, first, step); err != nil {
 		if errors.Is(err, segment.ErrTagExists) {
 			return fmt.Errorf("%w: %q is in store %q already", ErrTagExists, name, s.cfg.TagStore)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: creating tag %q in store %q: %w", ErrMaybeKept, name, s.cfg.TagStore, err)
 		}
 		return fmt.Errorf("server: creating tag %q in store %q: %w", name, s.cfg.TagStore, err)
 	}
@@ -199,7 +215,9 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 // that store's change log, applied here at once and by the other instances at their
 // next RefreshTags (within TagRefresh), and again by any instance that starts later.
 // Each instance applies a change once. It fails with ErrUnknownTag, ErrNotSegment,
-// ErrBadStep, or the store's error, the step then unchanged.
+// ErrBadStep, or the store's error, the step then unchanged; or with ErrMaybeKept when
+// ctx ended while the store was writing: the step is unchanged here, and if the store
+// kept the change every instance, this one included, applies it at its next refresh.
 func (s *Server) SetStep(ctx context.Context, who, name string, step int64) error {
 	t, ok := s.tagNamed(name)
 	switch {
@@ -212,8 +230,14 @@ func (s *Server) SetStep(ctx context.Context, who, name string, step int64) erro
 	}
 	s.steps.mu.Lock()
 	defer s.steps.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("server: step of %q not changed: %w", name, err)
+	}
 	id, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeStep, Store: t.store, Old: t.alloc.Stats().Step, New: step})
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: step of %q: %w", ErrMaybeKept, name, err)
+		}
 		return fmt.Errorf("server: step of %q not changed: %w", name, err)
 	}
 	if err := t.alloc.SetStep(step); err != nil {
