@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -75,7 +76,11 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 		lctx, cancel := context.WithTimeout(ctx, PeerTimeout)
 		found, err := s.registry.List(lctx)
 		cancel()
-		if err != nil {
+		switch {
+		case errors.Is(err, registry.ErrUndecodable):
+			// The others are listed: one bad record does not hide the fleet.
+			s.log.Warn("fleet: skipping records that do not decode", "store", s.registryStore, "err", err)
+		case err != nil:
 			s.log.Warn("fleet: listing the servers' records", "store", s.registryStore, "err", err)
 			out = append(out, Peer{Address: "lease store " + s.registryStore, Reason: ReasonStore})
 		}
