@@ -177,3 +177,48 @@ func TestFleetLeaseTables(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetCapAndStore: a lease store holding more records than MaxFleet costs
+// MaxFleet calls, the rest dropped; a store that cannot be listed is one row with a
+// generic reason, nothing of what its driver said.
+func TestFleetCapAndStore(t *testing.T) {
+	ctx := context.Background()
+	file := t.TempDir() + "/idgen.db"
+	a := testserver.Start(t, fleetConfig(file, ""))
+	db, err := sql.Open("sqlite", file+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rs, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range server.MaxFleet + 6 {
+		in := registry.Instance{ID: fmt.Sprintf("r%d", i), URL: fmt.Sprintf("http://127.0.0.1:1/n%03d", i), Started: time.Now()}
+		if err := rs.Put(ctx, in, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := a.Fleet(ctx)
+	if len(f) != 1+server.MaxFleet {
+		t.Fatalf("fleet of %d rows, want %d", len(f), 1+server.MaxFleet)
+	}
+	for _, p := range f[1:] {
+		if p.Reason != server.ReasonUnreachable {
+			t.Fatalf("%s: reason %q, want %q", p.Address, p.Reason, server.ReasonUnreachable)
+		}
+	}
+
+	if _, err := db.Exec("DROP TABLE " + registry.DefaultTable); err != nil {
+		t.Fatal(err)
+	}
+	f = a.Fleet(ctx)
+	if len(f) != 2 || f[1].Address != "lease store local" || f[1].Reason != server.ReasonStore {
+		t.Fatalf("fleet with the table gone: %+v", f)
+	}
+	// The table back, so that the server's shutdown removes its record without error.
+	if _, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
