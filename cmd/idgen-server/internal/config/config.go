@@ -95,7 +95,9 @@ type Config struct {
 	// names one.
 	LeafSnowflakeTag string `yaml:"leaf_snowflake_tag"`
 	// Peers are base URLs of more instances for the console's fleet view, beyond those
-	// found through the lease store (instances on a static worker ID or another store).
+	// found through the lease store (instances on a static worker ID or another store),
+	// each named by its Advertise URL: the fleet view signs each Status call for the URL
+	// it calls, and an instance accepts only a signature of its own Advertise URL.
 	Peers []string `yaml:"peers"`
 	// TagStore names the store whose table holds segment tags made at run time (the
 	// console's admin form creates them there): every tag found in it and not under
