@@ -5,6 +5,7 @@
 package config
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -20,7 +21,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
+	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/number"
+	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/typeid"
 )
@@ -92,7 +95,9 @@ type Config struct {
 	// names one.
 	LeafSnowflakeTag string `yaml:"leaf_snowflake_tag"`
 	// Peers are base URLs of more instances for the console's fleet view, beyond those
-	// found through the lease store (instances on a static worker ID or another store).
+	// found through the lease store (instances on a static worker ID or another store),
+	// each named by its Advertise URL: the fleet view signs each Status call for the URL
+	// it calls, and an instance accepts only a signature of its own Advertise URL.
 	Peers []string `yaml:"peers"`
 	// TagStore names the store whose table holds segment tags made at run time (the
 	// console's admin form creates them there): every tag found in it and not under
@@ -174,7 +179,9 @@ type Store struct {
 	LeaseTable   string `yaml:"lease_table"`
 	SegmentTable string `yaml:"segment_table"`
 	// ServerTable names the SQL table in which the servers leasing worker IDs from this
-	// store record themselves, for the fleet view ("idgen_servers" if empty).
+	// store record themselves, for the fleet view: if empty, the lease table's name (or
+	// lease.DefaultTable) with "_servers" added, so two fleets sharing a database with
+	// lease tables of their own do not list each other ([Store.ServerTableName]).
 	ServerTable string `yaml:"server_table"`
 	// AllowNoPersistence accepts a Redis without the append-only file.
 	AllowNoPersistence bool `yaml:"allow_no_persistence"`
@@ -432,6 +439,12 @@ func (c *Config) check() error {
 		if s.ServerTable != "" && sqltable.Check(s.ServerTable) != nil {
 			return fieldErr(field+".server_table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", s.ServerTable)
 		}
+		if s.ServerTable == "" && sqltable.Check(s.ServerTableName()) != nil {
+			return fieldErr(field+".lease_table", "%q: the server table derived from it, %q, is not a valid table name (parts of at most 63 bytes): shorten it or set server_table", s.LeaseTable, s.ServerTableName())
+		}
+		if sqltable.Check(s.ChangeTableName()) != nil {
+			return fieldErr(field+".segment_table", "%q: the change table derived from it, %q, is not a valid table name (parts of at most 63 bytes): shorten it", s.SegmentTable, s.ChangeTableName())
+		}
 		switch s.Type {
 		case StoreSQLite:
 		case StorePostgres, StoreMySQL, StoreRedis:
@@ -645,9 +658,32 @@ func BaseURL(s string) (string, error) {
 	return strings.TrimRight(s, "/"), nil
 }
 
+// ServerTableName returns the SQL table of the servers' records: ServerTable, or the
+// lease table (LeaseTable or lease.DefaultTable) with "_servers" added.
+func (s Store) ServerTableName() string {
+	if s.ServerTable != "" {
+		return s.ServerTable
+	}
+	return cmp.Or(s.LeaseTable, lease.DefaultTable) + "_servers"
+}
+
+// ChangeTableName returns the SQL table of the segment tags' change log: the segment
+// table (SegmentTable or segment.DefaultTable) with "_changes" added.
+func (s Store) ChangeTableName() string {
+	return cmp.Or(s.SegmentTable, segment.DefaultTable) + "_changes"
+}
+
 // SetListen sets Listen to addr (the address a listener got, such as a port chosen by
-// the system for ":0") and derives Advertise again unless it was configured.
+// the system for ":0") and derives Advertise again unless it was configured. A host
+// named in the configured listen address (localhost, idgen-1.internal) is kept: only the
+// port comes from addr, so the advertised URL stays the name clients and certificates
+// use rather than the IP it resolved to.
 func (c *Config) SetListen(addr string) {
+	if host, _, err := net.SplitHostPort(c.Listen); err == nil && host != "" {
+		if _, port, err := net.SplitHostPort(addr); err == nil {
+			addr = net.JoinHostPort(host, port)
+		}
+	}
 	c.Listen = addr
 	if c.advertiseDerived || c.Advertise == "" {
 		c.Advertise, c.advertiseDerived = DefaultAdvertise(addr, c.TLS.Cert != ""), true

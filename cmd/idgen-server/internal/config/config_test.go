@@ -79,6 +79,10 @@ func TestBadField(t *testing.T) {
 		{"peer not a URL", good + "peers: [http://a:1, b:2]\n", `config: x.yaml:13: peers[1]: "b:2": want a base URL`},
 		{"server table", strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite, server_table: 'x; DROP TABLE y'}", 1),
 			`config: x.yaml:3: stores.local.server_table: "x; DROP TABLE y": want name or schema.name`},
+		{"server table derived too long", strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite, lease_table: "+strings.Repeat("l", 60)+"}", 1),
+			`config: x.yaml:3: stores.local.lease_table: "` + strings.Repeat("l", 60) + `": the server table derived from it, "` + strings.Repeat("l", 60) + `_servers", is not a valid table name`},
+		{"change table derived too long", strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite, segment_table: "+strings.Repeat("s", 56)+"}", 1),
+			`config: x.yaml:3: stores.local.segment_table: "` + strings.Repeat("s", 56) + `": the change table derived from it, "` + strings.Repeat("s", 56) + `_changes", is not a valid table name`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,6 +240,17 @@ func TestAdvertise(t *testing.T) {
 	if c.Advertise != "http://127.0.0.1:40123" {
 		t.Errorf("after SetListen: advertise %q", c.Advertise)
 	}
+	// A named listen host stays in the advertised URL: only the port is the listener's.
+	for _, named := range []string{"localhost", "idgen-1.internal"} {
+		c, err = Parse("x.yaml", []byte(strings.Replace(good, "listen: 127.0.0.1:7070", "listen: "+named+":0", 1)+"tokens:\n  - {token: 0123456789abcdef0123}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetListen("127.0.0.1:40124")
+		if want := "http://" + named + ":40124"; c.Advertise != want || c.Listen != named+":40124" {
+			t.Errorf("listen %s:0, SetListen(127.0.0.1:40124): advertise %q, listen %q; want %q", named, c.Advertise, c.Listen, want)
+		}
+	}
 	c, err = Parse("x.yaml", []byte(good+"advertise: https://idgen-1.example:7443/\npeers: [http://idgen-2.example:7070/]\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -259,5 +274,23 @@ func TestAdvertise(t *testing.T) {
 	_, _, err = Load([]string{"-config", file, "-advertise", "from-flag:2"}, env, io.Discard)
 	if err == nil || !strings.HasPrefix(err.Error(), `config: flag -advertise: advertise: "from-flag:2": want a base URL`) {
 		t.Fatalf("a bad -advertise: %v", err)
+	}
+}
+
+// TestServerTableName: the server table follows the lease table unless named, so fleets
+// sharing one database with lease tables of their own keep their records apart.
+func TestServerTableName(t *testing.T) {
+	for _, c := range []struct {
+		s    Store
+		want string
+	}{
+		{Store{}, "idgen_lease_servers"},
+		{Store{LeaseTable: "staging_lease"}, "staging_lease_servers"},
+		{Store{LeaseTable: "app.lease"}, "app.lease_servers"},
+		{Store{LeaseTable: "staging_lease", ServerTable: "fleet"}, "fleet"},
+	} {
+		if got := c.s.ServerTableName(); got != c.want {
+			t.Errorf("%+v.ServerTableName() = %q, want %q", c.s, got, c.want)
+		}
 	}
 }

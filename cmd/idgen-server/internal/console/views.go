@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
@@ -138,8 +139,9 @@ func fleetView(peers []server.Peer, now time.Time) fleetData {
 	for i, p := range peers {
 		iv := instanceView{Address: p.Address, Self: i == 0}
 		st := p.Status
-		if p.Err != nil || st == nil {
-			iv.Bad, iv.Worker, iv.Reason = true, "?", "unreachable: "+errText(p.Err)
+		if p.Reason != "" || st == nil {
+			// Only the generic reason: what a driver or a dial said stays in the log.
+			iv.Bad, iv.Worker, iv.Reason = true, "?", cmp.Or(p.Reason, server.ReasonUnreachable)
 			d.Instances = append(d.Instances, iv)
 			d.Bad++
 			continue
@@ -217,13 +219,6 @@ func signed(d time.Duration) string {
 		return "+" + durText(d)
 	}
 	return durText(d)
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "no answer"
-	}
-	return err.Error()
 }
 
 // tagView is one tag on the Tags page.

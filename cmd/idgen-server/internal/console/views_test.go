@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,8 @@ import (
 )
 
 // TestFleetViewTrouble: a lost, an expiring and a renewing lease, an instance that does
-// not answer and one that is not ready: the rows in trouble are red with the reason.
+// not answer, one that refuses the fleet signature and one that is not ready: the rows
+// in trouble are red with the reason, a generic one for those that did not answer.
 func TestFleetViewTrouble(t *testing.T) {
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	lease := func(worker int64, left time.Duration, event, lastErr string) *v1.LeaseStatus {
@@ -31,16 +31,17 @@ func TestFleetViewTrouble(t *testing.T) {
 		{Address: "self", Status: status(true, "", lease(3, 7*time.Second, "renewed", ""))},
 		{Address: "http://b", Status: status(false, "no worker ID held (lost)", lease(-1, 0, "lost", "lease: worker 4 taken over"))},
 		{Address: "http://c", Status: status(true, "", lease(5, 2*time.Second, "renew-failed", "dial tcp: refused"))},
-		{Address: "http://d", Err: errors.New("unavailable: connection refused")},
+		{Address: "http://d", Reason: server.ReasonUnreachable},
+		{Address: "http://f", Reason: server.ReasonRefused},
 		{Address: "http://e", Status: status(false, "a segment tag has no IDs buffered and its store fails", lease(6, 8*time.Second, "renewed", ""))},
 	}, now)
-	if d.Bad != 4 || len(d.Instances) != 5 {
-		t.Fatalf("%d in trouble of %d, want 4 of 5", d.Bad, len(d.Instances))
+	if d.Bad != 5 || len(d.Instances) != 6 {
+		t.Fatalf("%d in trouble of %d, want 5 of 6", d.Bad, len(d.Instances))
 	}
 	for i, want := range []string{"", "lease lost (lost): lease: worker 4 taken over", "lease expiring: renewal late (renew-failed: dial tcp: refused)",
-		"unreachable: unavailable: connection refused", "not ready: a segment tag has no IDs buffered"} {
+		"unreachable", "refused the fleet signature", "not ready: a segment tag has no IDs buffered"} {
 		iv := d.Instances[i]
-		if (want == "") == iv.Bad || !strings.HasPrefix(iv.Reason, want) {
+		if (want == "") == iv.Bad || !strings.HasPrefix(iv.Reason, want) || i >= 3 && i <= 4 && iv.Reason != want {
 			t.Errorf("row %d: bad %v, reason %q; want %q", i, iv.Bad, iv.Reason, want)
 		}
 	}

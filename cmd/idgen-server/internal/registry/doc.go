@@ -8,12 +8,18 @@
 // stores' schemas as they are. Per store:
 //
 //   - SQL (SQLite, PostgreSQL, MySQL/MariaDB): one row per instance in a table of its own
-//     (DefaultTable, "idgen_servers"), created when missing (safely when many processes
-//     start at once), written with one upsert; expiry is a column the writer sets from its
-//     clock and the reader compares with its own, so clocks that disagree by a fraction of
-//     the TTL only shift when a stopped instance disappears.
+//     (DefaultTable, "idgen_lease_servers"; idgen-server names it after its lease table),
+//     created when missing (safely when many processes start at once), written with one
+//     upsert; expiry is a column the writer sets from its clock and the reader compares
+//     with its own: clocks that disagree by a fraction of the TTL only shift when a
+//     stopped instance disappears, and a writer whose clock runs behind by more than the
+//     TTL is not listed (keep the clocks in sync, as the leases need anyway).
 //   - Redis: one key per instance, Prefix+"server:"+ID, holding JSON, with a TTL (SET PX):
-//     Redis expires it. Listed with SCAN (never KEYS), over every master of a cluster.
+//     Redis expires it. Indexed by the sorted set Prefix+"servers" (score: the expiry in
+//     ms), so a List reads the index and then each record, never the keyspace; each key
+//     on its own, so a Redis Cluster serves it whatever the keys' slots.
+//
+// A record that does not decode is skipped by List (ErrUndecodable), not fatal to it.
 //   - etcd: one key per instance, Prefix+"server/"+ID, attached to an etcd lease that each
 //     heartbeat keeps alive: etcd deletes it when the heartbeats stop. Listed with one
 //     prefix Get.

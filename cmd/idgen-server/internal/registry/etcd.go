@@ -68,21 +68,24 @@ func (s *Etcd) Put(ctx context.Context, in Instance, ttl time.Duration) error {
 	return nil
 }
 
-// List implements Store: one Get of the prefix.
+// List implements Store: one Get of the prefix. A record that does not decode is
+// skipped (ErrUndecodable).
 func (s *Etcd) List(ctx context.Context) ([]Instance, error) {
 	r, err := s.c.Get(ctx, s.prefix, clientv3.WithPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("registry: listing: %w", err)
 	}
 	out := make([]Instance, 0, len(r.Kvs))
+	var sk skipped
 	for _, kv := range r.Kvs {
 		in, err := decode(strings.TrimPrefix(string(kv.Key), s.prefix), kv.Value)
 		if err != nil {
-			return nil, err
+			sk.add(err)
+			continue
 		}
 		out = append(out, in)
 	}
-	return out, nil
+	return out, sk.err()
 }
 
 // Delete implements Store: it revokes the record's etcd lease when it was Put here, and

@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,101 +14,101 @@ import (
 // default prefix, so that the records sit beside the leases.
 const DefaultRedisPrefix = "idgen:lease:"
 
-// scanCount is the COUNT hint of each SCAN.
-const scanCount = 256
-
-// Redis is a Store on Redis: one key per instance, Prefix+"server:"+ID, with a TTL.
+// Redis is a Store on Redis: one key per instance, Prefix+"server:"+ID, with a TTL, and
+// an index of them, the sorted set Prefix+"servers" (member: the instance ID, score: its
+// record's expiry in Unix ms), so that List reads the records it names instead of
+// scanning the keyspace. The record's TTL is what ends it; the index only bounds the
+// reads, and its members are purged PurgeAfter past their expiry. Each key is read and
+// written on its own (no multi-key command), so a Redis Cluster serves it whatever the
+// slots of the keys.
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string // ends in "server:"
+	index  string // the sorted set of the instance IDs
 }
 
 // NewRedis returns the Store under prefix (DefaultRedisPrefix if empty) on rdb: a
-// standalone server, a *redis.ClusterClient (listed over every master) or a
-// *redis.Ring (over every shard).
+// standalone server, a *redis.ClusterClient or a *redis.Ring.
 func NewRedis(rdb redis.UniversalClient, prefix string) *Redis {
 	if prefix == "" {
 		prefix = DefaultRedisPrefix
 	}
-	return &Redis{rdb: rdb, prefix: prefix + "server:"}
+	return &Redis{rdb: rdb, prefix: prefix + "server:", index: prefix + "servers"}
 }
 
-// Put implements Store: SET with PX, so that Redis expires a record no one renews.
+// Put implements Store: SET with PX, so that Redis expires a record no one renews; the
+// instance ID added to the index with the record's expiry, the index's members more than
+// PurgeAfter past theirs removed, and the index itself set to expire once every member
+// it holds has.
 func (s *Redis) Put(ctx context.Context, in Instance, ttl time.Duration) error {
 	if err := checkInstance(in); err != nil {
 		return err
 	}
-	if err := s.rdb.Set(ctx, s.prefix+in.ID, encode(in, time.Now().Add(ttl)), ttl).Err(); err != nil {
+	now := time.Now()
+	exp := now.Add(ttl)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, s.prefix+in.ID, encode(in, exp), ttl)
+		p.ZAdd(ctx, s.index, redis.Z{Score: float64(exp.UnixMilli()), Member: in.ID})
+		p.ZRemRangeByScore(ctx, s.index, "-inf", "("+strconv.FormatInt(now.Add(-PurgeAfter).UnixMilli(), 10))
+		p.PExpire(ctx, s.index, ttl+PurgeAfter)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("registry: writing %s: %w", in.ID, err)
 	}
 	return nil
 }
 
-// List implements Store: SCAN for the keys (never KEYS, which blocks the server), then
-// GET each; a key that expired in between is left out.
+// List implements Store: the index's members not more than PurgeAfter past their expiry
+// (a writer's clock may run behind this one's), then a GET of each record; one that
+// expired is left out, one that does not decode is skipped (ErrUndecodable).
 func (s *Redis) List(ctx context.Context) ([]Instance, error) {
-	var mu sync.Mutex
-	var out []Instance
-	each := func(ctx context.Context, c *redis.Client) error {
-		found, err := s.scan(ctx, c)
-		mu.Lock()
-		out = append(out, found...)
-		mu.Unlock()
-		return err
-	}
-	var err error
-	switch c := s.rdb.(type) {
-	case *redis.ClusterClient:
-		err = c.ForEachMaster(ctx, each)
-	case *redis.Ring:
-		err = c.ForEachShard(ctx, each)
-	case *redis.Client:
-		err = each(ctx, c)
-	default:
-		err = fmt.Errorf("%w Redis client %T: want *redis.Client, *redis.ClusterClient or *redis.Ring", ErrInvalid, s.rdb)
-	}
+	from := strconv.FormatInt(time.Now().Add(-PurgeAfter).UnixMilli(), 10)
+	ids, err := s.rdb.ZRangeByScore(ctx, s.index, &redis.ZRangeBy{Min: from, Max: "+inf"}).Result()
 	if err != nil {
 		return nil, fmt.Errorf("registry: listing: %w", err)
 	}
-	return out, nil
-}
-
-func (s *Redis) scan(ctx context.Context, c *redis.Client) ([]Instance, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	gets := make([]*redis.StringCmd, len(ids))
+	_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			gets[i] = p.Get(ctx, s.prefix+id)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("registry: listing: %w", err)
+	}
 	var out []Instance
-	it := c.Scan(ctx, 0, globEscape(s.prefix)+"*", scanCount).Iterator()
-	for it.Next(ctx) {
-		key := it.Val()
-		v, err := c.Get(ctx, key).Bytes()
+	var sk skipped
+	for i, g := range gets {
+		v, err := g.Bytes()
 		if errors.Is(err, redis.Nil) {
 			continue
 		}
 		if err != nil {
-			return out, err
+			return nil, fmt.Errorf("registry: listing: %w", err)
 		}
-		in, err := decode(strings.TrimPrefix(key, s.prefix), v)
+		in, err := decode(ids[i], v)
 		if err != nil {
-			return out, err
+			sk.add(err)
+			continue
 		}
 		out = append(out, in)
 	}
-	return out, it.Err()
-}
-
-// globEscape escapes the characters SCAN's MATCH reads as a pattern.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return out, sk.err()
 }
 
 // Delete implements Store.
 func (s *Redis) Delete(ctx context.Context, id string) error {
-	if err := s.rdb.Del(ctx, s.prefix+id).Err(); err != nil {
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, s.prefix+id)
+		p.ZRem(ctx, s.index, id)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("registry: deleting %s: %w", id, err)
 	}
 	return nil

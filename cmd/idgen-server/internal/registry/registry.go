@@ -45,7 +45,9 @@ type Store interface {
 	// Put writes in (its Expires ignored) to live ttl from now, replacing the record of the
 	// same ID.
 	Put(ctx context.Context, in Instance, ttl time.Duration) error
-	// List returns the records that have not expired, in no particular order.
+	// List returns the records that have not expired, in no particular order. Records
+	// it cannot decode are skipped: it returns the others with an error matching
+	// ErrUndecodable.
 	List(ctx context.Context) ([]Instance, error)
 	// Delete removes the record of id; removing a missing record is no error.
 	Delete(ctx context.Context, id string) error
@@ -83,6 +85,7 @@ type Options struct {
 	Worker func() int64
 	// OnBeat, when set, is told the outcome of every heartbeat after the first Put (nil
 	// on success), from the Registration's goroutine: for logs, and for tests to wait on.
+	// After a failed first Put the heartbeats are the retries.
 	OnBeat func(error)
 }
 
@@ -99,8 +102,11 @@ type Registration struct {
 	closeErr  error
 }
 
-// Register writes self to st at once (an error if that fails: nothing runs then) and
-// renews it every o.Heartbeat until Close.
+// Register writes self to st at once and renews it every o.Heartbeat until Close. When
+// that first write fails it returns the error together with a Registration that keeps
+// writing at every heartbeat (OnBeat is told each outcome), so an instance whose store
+// was briefly down is listed once it is back: Close it either way. Invalid options
+// return a nil Registration.
 func Register(ctx context.Context, st Store, self Instance, o Options) (*Registration, error) {
 	if o.Heartbeat == 0 {
 		o.Heartbeat = DefaultHeartbeat
@@ -111,11 +117,15 @@ func Register(ctx context.Context, st Store, self Instance, o Options) (*Registr
 	if o.Heartbeat < 0 || o.TTL <= o.Heartbeat {
 		return nil, fmt.Errorf("%w options: heartbeat %v, ttl %v: want a positive heartbeat and a longer ttl", ErrInvalid, o.Heartbeat, o.TTL)
 	}
-	r := &Registration{st: st, self: self, o: o, stop: make(chan struct{})}
-	if err := r.put(ctx); err != nil {
-		return nil, fmt.Errorf("registry: registering %s (%s): %w", self.ID, self.URL, err)
+	if err := checkInstance(self); err != nil {
+		return nil, err
 	}
+	r := &Registration{st: st, self: self, o: o, stop: make(chan struct{})}
+	err := r.put(ctx)
 	r.wg.Go(r.beat)
+	if err != nil {
+		return r, fmt.Errorf("registry: registering %s (%s): %w", self.ID, self.URL, err)
+	}
 	return r, nil
 }
 

@@ -98,8 +98,9 @@ func backends() []backend {
 				t.Fatal(err)
 			}
 			rdb := redis.NewClient(opt)
-			t.Cleanup(func() { rdb.Close() })
-			return registry.NewRedis(rdb, "idgen-reg-test-"+suffix()+":")
+			prefix := "idgen-reg-test-" + suffix() + ":"
+			t.Cleanup(func() { delRedis(rdb, prefix); rdb.Close() })
+			return registry.NewRedis(rdb, prefix)
 		}},
 		{name: "etcd", new: func(t *testing.T, _ *clock) registry.Store {
 			v := os.Getenv("IDGEN_TEST_ETCD_ENDPOINTS")
@@ -391,4 +392,139 @@ func TestRegisterOptions(t *testing.T) {
 	if !errors.Is(err, registry.ErrInvalid) {
 		t.Fatalf("Register: %v, want ErrInvalid", err)
 	}
+}
+
+// delRedis deletes the keys under prefix.
+func delRedis(rdb *redis.Client, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	it := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
+	for it.Next(ctx) {
+		rdb.Del(ctx, it.Val())
+	}
+}
+
+// redisClient returns a client of IDGEN_TEST_REDIS_DSN and a prefix of the test's own,
+// whose keys are deleted when the test ends.
+func redisClient(t *testing.T) (*redis.Client, string) {
+	dsn := os.Getenv("IDGEN_TEST_REDIS_DSN")
+	if dsn == "" {
+		t.Skip("IDGEN_TEST_REDIS_DSN is not set")
+	}
+	opt, err := redis.ParseURL(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	prefix := "idgen-reg-test-" + suffix() + ":"
+	t.Cleanup(func() { delRedis(rdb, prefix); rdb.Close() })
+	return rdb, prefix
+}
+
+// TestRedisIndex: the records are listed through the sorted set prefix+"servers"
+// (member the ID, score the expiry), not by scanning the keyspace: Put adds to it, Delete
+// removes from it, a record key the index does not name is not read, and a record whose
+// key expired is left out although the index still names it.
+func TestRedisIndex(t *testing.T) {
+	rdb, prefix := redisClient(t)
+	ctx := context.Background()
+	s := registry.NewRedis(rdb, prefix)
+	in := registry.Instance{ID: "a1", URL: "http://10.0.0.1:7070", Started: time.Now()}
+	put(t, s, in, time.Minute)
+	score, err := rdb.ZScore(ctx, prefix+"servers", "a1").Result()
+	if err != nil || score < float64(time.Now().Add(50*time.Second).UnixMilli()) {
+		t.Fatalf("index score of a1: %v, %v; want its expiry in ms", score, err)
+	}
+	if err := rdb.Set(ctx, prefix+"server:stray", `{"url":"http://10.0.0.9:1"}`, time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(t, s); len(got) != 1 || got["a1"].URL != in.URL {
+		t.Fatalf("listed %v, want a1 only (stray is not in the index)", got)
+	}
+	short := registry.Instance{ID: "b2", URL: "http://10.0.0.2:7070", Started: time.Now()}
+	put(t, s, short, 50*time.Millisecond)
+	waitList(t, s, "b2's key expiring", 10*time.Second, func(m map[string]registry.Instance) bool { return len(m) == 1 })
+	if err := s.Delete(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rdb.ZScore(ctx, prefix+"servers", "a1").Result(); !errors.Is(err, redis.Nil) {
+		t.Errorf("a1 still in the index after Delete: %v", err)
+	}
+}
+
+// TestUndecodable: on Redis and etcd a record that does not decode is skipped with an
+// error matching ErrUndecodable, and the others are listed.
+func TestUndecodable(t *testing.T) {
+	ctx := context.Background()
+	good := registry.Instance{ID: "good", URL: "http://10.0.0.1:7070", Started: time.Now()}
+	check := func(t *testing.T, s registry.Store) {
+		got, err := s.List(ctx)
+		if !errors.Is(err, registry.ErrUndecodable) || len(got) != 1 || got[0].ID != "good" {
+			t.Fatalf("List = %v, %v; want the good record and ErrUndecodable", got, err)
+		}
+	}
+	t.Run("redis", func(t *testing.T) {
+		rdb, prefix := redisClient(t)
+		s := registry.NewRedis(rdb, prefix)
+		put(t, s, good, time.Minute)
+		put(t, s, registry.Instance{ID: "bad", URL: "http://x", Started: time.Now()}, time.Minute)
+		if err := rdb.Set(ctx, prefix+"server:bad", "not json", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+		check(t, s)
+	})
+	t.Run("etcd", func(t *testing.T) {
+		v := os.Getenv("IDGEN_TEST_ETCD_ENDPOINTS")
+		if v == "" {
+			t.Skip("IDGEN_TEST_ETCD_ENDPOINTS is not set")
+		}
+		c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(v, ","), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := "idgen-reg-test/" + suffix() + "/"
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			c.Delete(ctx, prefix, clientv3.WithPrefix())
+			c.Close()
+		})
+		s := registry.NewEtcd(c, prefix)
+		put(t, s, good, time.Minute)
+		if _, err := c.Put(ctx, prefix+"server/bad", "not json"); err != nil {
+			t.Fatal(err)
+		}
+		check(t, s)
+	})
+}
+
+// failing is a Store whose first n Puts fail (a store down at start), then the real one.
+type failing struct {
+	registry.Store
+	n atomic.Int32
+}
+
+var errDown = errors.New("store down")
+
+func (f *failing) Put(ctx context.Context, in registry.Instance, ttl time.Duration) error {
+	if f.n.Add(-1) >= 0 {
+		return errDown
+	}
+	return f.Store.Put(ctx, in, ttl)
+}
+
+// TestRegisterRetries: a first write that fails returns its error with a Registration
+// that keeps trying at every heartbeat, so the instance is listed once the store is back.
+func TestRegisterRetries(t *testing.T) {
+	s := backends()[0].new(t, &clock{})
+	f := &failing{Store: s}
+	f.n.Store(3)
+	ctx := context.Background()
+	r, err := registry.Register(ctx, f, registry.Instance{ID: "late", URL: "http://127.0.0.1:1003", Started: time.Now()},
+		registry.Options{Heartbeat: 20 * time.Millisecond, TTL: time.Second})
+	if !errors.Is(err, errDown) || r == nil {
+		t.Fatalf("Register on a store down: %v, %v; want the error and a Registration", r, err)
+	}
+	defer r.Close(ctx)
+	waitList(t, s, "the record written by a retry", 10*time.Second, func(m map[string]registry.Instance) bool { return m["late"].URL != "" })
 }

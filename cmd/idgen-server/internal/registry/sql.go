@@ -10,8 +10,11 @@ import (
 	"github.com/idgen/idgen/runtime/lease"
 )
 
-// DefaultTable is the table of an SQL Store given no name.
-const DefaultTable = "idgen_servers"
+// DefaultTable is the table of an SQL Store given no name: the default lease table's,
+// with "_servers" added. idgen-server names the table after its store's lease table
+// (config.Store.ServerTableName), so that fleets with lease tables of their own in one
+// database keep their records apart too.
+const DefaultTable = lease.DefaultTable + "_servers"
 
 // PurgeAfter is how long past its expiry a row stays before a Put deletes it: long
 // enough that a writer whose clock runs behind the purger's is not purged while live.

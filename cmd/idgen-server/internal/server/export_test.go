@@ -1,6 +1,9 @@
 package server
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // SetLocalStep sets the step of the segment tag name on s alone, as its adaptation to
 // the traffic would, without keeping a change: a test of SetStep sees whether a later
@@ -15,3 +18,9 @@ func SetLocalStep(s *Server, name string, step int64) error {
 
 // StoreDSN is storeDSN, for the external tests.
 func StoreDSN(t testing.TB, env string) string { t.Helper(); return storeDSN(t, env) }
+
+// FleetSignature is the FleetHeader value s would send with a Status call to target at
+// time at.
+func FleetSignature(s *Server, target string, at time.Time) string {
+	return fleetSignature(s.auth.fleetKey, target, at.UnixMilli())
+}

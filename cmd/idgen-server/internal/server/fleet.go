@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,13 +12,31 @@ import (
 	"sync"
 	"time"
 
+	"connectrpc.com/connect"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
-	"github.com/idgen/idgen/idgenclient"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // PeerTimeout bounds Fleet's call to each peer, and its listing of the lease store.
 const PeerTimeout = 2 * time.Second
+
+// MaxFleet caps the instances Fleet lists besides this one: a lease store full of
+// records (written by mistake or on purpose) costs a bounded number of calls per view.
+const MaxFleet = 64
+
+// Reasons a Peer did not answer, as the console shows them: generic on purpose, since
+// the fleet page must not tell its reader what a store's driver or a dial to an
+// arbitrary address said (the cause is in the server's log).
+const (
+	ReasonUnreachable  = "unreachable"
+	ReasonRefused      = "refused the fleet signature"
+	ReasonStore        = "lease store unreadable"
+	ReasonBadAnswer    = "answered with an error"
+	ReasonNoPermission = "refused the Status call"
+)
 
 // Peer is one instance of the fleet as Fleet found it: its Status, or why it did not
 // answer.
@@ -28,66 +47,105 @@ type Peer struct {
 	// only under peers.
 	Registered bool
 	Status     *v1.StatusResponse
-	Err        error
+	// Reason says why Status is nil (one of the Reason constants), "" when it is set.
+	// The cause itself is logged, never carried here.
+	Reason string
 }
 
 // Fleet returns this server's status and that of every other instance: those recorded
 // in the lease store this server shares with them (live records only: a stopped
 // instance's record expires, a drained one's is removed), then those configured under
-// peers and not found so, one entry per base URL. Each is asked at once with the first
-// configured token that grants every tag: the fleet view of the console. Instances that
-// do not answer within PeerTimeout have Err set; so does an entry named after the lease
-// store when it cannot be listed.
+// peers and not found so, one entry per base URL, at most MaxFleet besides this one.
+// Each is asked at once for its Status, signed with the fleet key (FleetHeader) and
+// never with a token: an instance accepts the signature only when it names the URL the
+// instance advertises, so peers must be listed by their advertise URL. Instances that
+// do not answer within PeerTimeout have Reason set; so does an entry named after the
+// lease store when it cannot be listed. Records whose URL is not a base URL are skipped.
 func (s *Server) Fleet(ctx context.Context) []Peer {
 	out := []Peer{{Address: "self", Status: s.Status(nil)}}
 	seen := map[string]bool{urlKey(s.cfg.Advertise): true}
+	dropped := 0
+	add := func(p Peer) {
+		if len(out) > MaxFleet {
+			dropped++
+			return
+		}
+		out = append(out, p)
+	}
 	if s.registry != nil {
 		lctx, cancel := context.WithTimeout(ctx, PeerTimeout)
 		found, err := s.registry.List(lctx)
 		cancel()
-		if err != nil {
-			out = append(out, Peer{Address: "lease store " + s.registryStore, Err: err})
+		switch {
+		case errors.Is(err, registry.ErrUndecodable):
+			// The others are listed: one bad record does not hide the fleet.
+			s.log.Warn("fleet: skipping records that do not decode", "store", s.registryStore, "err", err)
+		case err != nil:
+			s.log.Warn("fleet: listing the servers' records", "store", s.registryStore, "err", err)
+			out = append(out, Peer{Address: "lease store " + s.registryStore, Reason: ReasonStore})
 		}
 		slices.SortFunc(found, func(a, b registry.Instance) int { return cmp.Compare(a.URL, b.URL) })
 		for _, in := range found {
 			if (s.reg != nil && in.ID == s.reg.ID()) || seen[urlKey(in.URL)] {
 				continue
 			}
-			seen[urlKey(in.URL)] = true
-			out = append(out, Peer{Address: in.URL, Registered: true})
+			u, err := config.BaseURL(in.URL)
+			if err != nil {
+				s.log.Warn("fleet: skipping a record whose URL is not a base URL", "store", s.registryStore, "instance", in.ID, "err", err)
+				continue
+			}
+			seen[urlKey(u)] = true
+			add(Peer{Address: u, Registered: true})
 		}
 	}
 	for _, addr := range s.cfg.Peers {
 		if !seen[urlKey(addr)] {
 			seen[urlKey(addr)] = true
-			out = append(out, Peer{Address: addr})
+			add(Peer{Address: addr})
 		}
+	}
+	if dropped > 0 {
+		s.log.Warn("fleet: too many instances, the rest not listed", "max", MaxFleet, "dropped", dropped)
 	}
 
-	token := ""
-	for _, t := range s.cfg.Tokens {
-		if len(t.Tags) == 0 {
-			token, _ = t.Secret()
-			break
-		}
-	}
+	key := s.auth.fleetKey
 	var wg sync.WaitGroup
 	for i := 1; i < len(out); i++ {
 		p := &out[i]
-		if p.Err != nil {
+		if p.Reason != "" {
 			continue
 		}
 		wg.Go(func() {
-			c, err := idgenclient.New(idgenclient.Options{Addresses: []string{p.Address}, Token: token, CallTimeout: PeerTimeout, HTTPClient: s.peerClient()})
+			cctx, cancel := context.WithTimeout(ctx, PeerTimeout)
+			defer cancel()
+			req := connect.NewRequest(&v1.StatusRequest{})
+			if key != nil {
+				req.Header().Set(FleetHeader, fleetSignature(key, p.Address, time.Now().UnixMilli()))
+			}
+			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address).Status(cctx, req)
 			if err != nil {
-				p.Err = err
+				p.Reason = peerReason(err)
+				s.log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
 				return
 			}
-			p.Status, p.Err = c.Status(ctx, 0)
+			p.Status = res.Msg
 		})
 	}
 	wg.Wait()
 	return out
+}
+
+// peerReason is the generic reason shown for a Status call that failed with err.
+func peerReason(err error) string {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnauthenticated:
+		return ReasonRefused
+	case connect.CodePermissionDenied:
+		return ReasonNoPermission
+	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeCanceled, connect.CodeUnknown:
+		return ReasonUnreachable
+	}
+	return ReasonBadAnswer
 }
 
 // peerClient returns the HTTP client of Fleet's calls: one for the server's life, so a

@@ -331,19 +331,31 @@ func (s *Server) register(ctx context.Context, st *store) {
 	}
 	s.registry, s.registryStore = rs, st.name
 	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.leaseSt.current(), Started: s.started}
+	// failing is true during a streak of failed writes, so that each streak is logged
+	// once when it starts and once when it ends, not at every heartbeat.
+	var failing atomic.Bool
 	o := registry.Options{
 		Worker: s.leaseSt.current,
 		OnBeat: func(err error) {
-			if err != nil {
-				s.log.Warn("fleet: renewing this server's record", "store", st.name, "err", err)
+			switch {
+			case err != nil && !failing.Swap(true):
+				s.log.Warn("fleet: cannot write this server's record; other instances do not list it until a heartbeat succeeds", "store", st.name, "err", err)
+			case err == nil && failing.Swap(false):
+				s.log.Info("fleet: recorded in the lease store again", "store", st.name, "instance", self.ID)
 			}
 		},
 	}
-	if s.reg, err = registry.Register(rctx, rs, self, o); err != nil {
+	failing.Store(true) // until the first write returns
+	s.reg, err = registry.Register(rctx, rs, self, o)
+	switch {
+	case s.reg == nil:
 		s.log.Warn("fleet: cannot record this server in the lease store; other instances will not list it", "store", st.name, "err", err)
-		return
+	case err != nil:
+		s.log.Warn("fleet: cannot record this server in the lease store yet; retrying at every heartbeat", "store", st.name, "err", err)
+	default:
+		failing.Store(false)
+		s.log.Info("fleet: recorded in the lease store", "store", st.name, "instance", self.ID, "advertise", self.URL)
 	}
-	s.log.Info("fleet: recorded in the lease store", "store", st.name, "instance", self.ID, "advertise", self.URL)
 }
 
 // segmentObserver tells idotel and readiness of each reservation.

@@ -410,8 +410,8 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatalf("b's fleet %q, want %q", got, want)
 	}
 	for _, p := range fb {
-		if p.Err != nil || p.Status == nil {
-			t.Fatalf("%s: %v", p.Address, p.Err)
+		if p.Reason != "" || p.Status == nil {
+			t.Fatalf("%s: %s", p.Address, p.Reason)
 		}
 	}
 	if !fb[1].Registered || fb[2].Registered {
@@ -430,8 +430,8 @@ tags: [{name: id, kind: snowflake}]
 	// for the first view.
 	before := accepted.n.Load()
 	for range 10 {
-		if p := b.Fleet(ctx)[2]; p.Err != nil {
-			t.Fatal(p.Err)
+		if p := b.Fleet(ctx)[2]; p.Reason != "" {
+			t.Fatal(p.Reason)
 		}
 	}
 	if n := accepted.n.Load() - before; n != 0 {
@@ -454,8 +454,8 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatal(err)
 	}
 	fa := a.Fleet(ctx)
-	if got, want := addrs(fa), []string{"self", ghost.URL, b.URL}; !slices.Equal(got, want) || fa[1].Err == nil || !fa[1].Registered {
-		t.Fatalf("a's fleet with a ghost %q (ghost's error %v), want %q", got, fa[1].Err, want)
+	if got, want := addrs(fa), []string{"self", ghost.URL, b.URL}; !slices.Equal(got, want) || fa[1].Reason != server.ReasonUnreachable || !fa[1].Registered {
+		t.Fatalf("a's fleet with a ghost %q (ghost's reason %q), want %q", got, fa[1].Reason, want)
 	}
 	if err := rs.Put(ctx, ghost, time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -473,8 +473,8 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatal(err)
 	}
 	fb = b.Fleet(ctx)
-	if got, want := addrs(fb), []string{"self", static.URL, a.URL}; !slices.Equal(got, want) || fb[2].Registered || fb[2].Err == nil {
-		t.Fatalf("b's fleet after a's shutdown %q (a registered %v, error %v), want %q", got, fb[2].Registered, fb[2].Err, want)
+	if got, want := addrs(fb), []string{"self", static.URL, a.URL}; !slices.Equal(got, want) || fb[2].Registered || fb[2].Reason != server.ReasonUnreachable {
+		t.Fatalf("b's fleet after a's shutdown %q (a registered %v, reason %q), want %q", got, fb[2].Registered, fb[2].Reason, want)
 	}
 }
 

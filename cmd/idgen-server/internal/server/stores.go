@@ -125,12 +125,12 @@ func (s *store) leaseBackend(ctx context.Context) (lease.Backend, error) {
 }
 
 // registry returns the Store of the servers' records on s, beside its leases: the
-// server_table on SQL, keys under the prefix on Redis and etcd. On SQL it creates the
-// table when missing.
+// server table on SQL (config.Store.ServerTableName), keys under the prefix on Redis
+// and etcd. On SQL it creates the table when missing.
 func (s *store) registry(ctx context.Context) (registry.Store, error) {
 	switch {
 	case s.db != nil:
-		return registry.NewSQL(ctx, s.db, s.dialect(), registry.SQLOptions{Table: s.cfg.ServerTable})
+		return registry.NewSQL(ctx, s.db, s.dialect(), registry.SQLOptions{Table: s.cfg.ServerTableName()})
 	case s.rdb != nil:
 		return registry.NewRedis(s.rdb, s.cfg.Prefix), nil
 	case s.etcd != nil:

@@ -63,7 +63,7 @@ func TestStores(t *testing.T) {
 				t.Fatalf("status %v", st)
 			}
 			f := s.Fleet(context.Background())
-			if len(f) != 2 || f[1].Address != other.URL || !f[1].Registered || f[1].Err != nil || f[1].Status.Lease.Worker == st.Lease.Worker {
+			if len(f) != 2 || f[1].Address != other.URL || !f[1].Registered || f[1].Reason != "" || f[1].Status.Lease.Worker == st.Lease.Worker {
 				t.Fatalf("fleet %+v, want this server and %s with another worker ID", f, other.URL)
 			}
 		})
