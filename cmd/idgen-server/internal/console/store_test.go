@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -15,8 +16,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 )
@@ -101,6 +104,43 @@ tag_store: local
 	}
 	page = form("/tags/create", url.Values{"name": {"refund"}, "start": {"0"}, "step": {"10"}, "confirm": {"yes"}})
 	check("a start of 0", page, "Not created: invalid start 0: want a positive first ID")
+
+	// The downed tag's failed reservations: the Tags table and the API's Status say that
+	// the store failed, never how.
+	req, err := http.NewRequest(http.MethodPost, s.URL+"/idgen.v1.IDService/Next", strings.NewReader(`{"tag":"downed"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", auth[1])
+	if res, body := do(t, http.DefaultClient, req); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("Next from a store that is down: %d %s", res.StatusCode, body)
+	}
+	testserver.WaitFor(t, "the failed reservation in Status", 10*time.Second, func() error {
+		for _, ts := range s.Status(nil).Tags {
+			if ts.Name == "downed" && len(ts.Reservations) > 0 && ts.Reservations[len(ts.Reservations)-1].Error != "" {
+				return nil
+			}
+		}
+		return errors.New("no failed reservation yet")
+	})
+	_, page = get(t, http.DefaultClient, s.URL+"/tags", auth...)
+	status, err := protojson.Marshal(s.Status(nil))
+
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{addr, fmt.Sprint(port), "dial", "refused", "pgx"} {
+		if strings.Contains(page, l) {
+			t.Errorf("the Tags page after a failed reservation shows %q", l)
+		}
+		if strings.Contains(string(status), l) {
+			t.Errorf("Status after a failed reservation shows %q: %s", l, status)
+		}
+	}
+	if !strings.Contains(page, "the store call failed (the cause is in the server") && !strings.Contains(page, "the store did not answer in time") {
+		t.Errorf("the Tags page does not say the reservation failed")
+	}
 }
 
 // TestCreateStoreDown: a tag store that stops answering after the start (a Redis behind

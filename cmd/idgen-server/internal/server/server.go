@@ -666,7 +666,7 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 			r.Lease.Worker = -1
 		}
 		if st.err != nil {
-			r.Lease.LastError = st.err.Error()
+			r.Lease.LastError = publicError(st.err)
 		}
 		st.mu.Unlock()
 		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
@@ -687,7 +687,7 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 			for _, h := range t.alloc.History() {
 				rv := &v1.Reservation{Time: timestamppb.New(h.At), Step: h.Step, Took: durationpb.New(h.Took)}
 				if h.Err != nil {
-					rv.Error = h.Err.Error()
+					rv.Error = publicError(h.Err)
 				}
 				ts.Reservations = append(ts.Reservations, rv)
 			}
@@ -708,4 +708,20 @@ func (s *Server) leaseTerm() (ttl, margin time.Duration) {
 		margin = ttl / 10
 	}
 	return ttl, margin
+}
+
+// publicError is what Status says of a lease or reservation error: the sentinel's text
+// when it is one of the runtime's (no address or driver message in those), "timed out",
+// or a sentence pointing at the log, where the cause was written when it happened. Status
+// reaches API callers and the console; a store's address or driver message never does.
+func publicError(err error) string {
+	for _, known := range []error{lease.ErrAllTaken, lease.ErrLost, lease.ErrNotHeld, lease.ErrClosed, segment.ErrTagExists} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the store did not answer in time"
+	}
+	return "the store call failed (the cause is in the server's log)"
 }

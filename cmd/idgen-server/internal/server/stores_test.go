@@ -32,7 +32,8 @@ func TestStores(t *testing.T) {
 			func(dsn string) { dropTables("mysql", dsn, suffix) }},
 		// The shared Redis keeps nothing on disk: the test opts out of the check.
 		{"redis", "IDGEN_TEST_REDIS_DSN",
-			`{type: redis, dsn: %q, prefix: "idgen-st-` + suffix + `:", allow_no_persistence: true}`, nil},
+			`{type: redis, dsn: %q, prefix: "idgen-st-` + suffix + `:", allow_no_persistence: true}`,
+			func(dsn string) { dropRedisKeys(t, dsn, "idgen-st-"+suffix+":") }},
 		{"sqlite", "", `{type: sqlite, dsn: %q}`, nil},
 		{"etcd", "IDGEN_TEST_ETCD_ENDPOINTS", `{type: etcd, endpoints: [%s], prefix: "idgen-st-` + suffix + `/"}`, nil},
 	}
