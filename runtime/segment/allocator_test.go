@@ -155,34 +155,40 @@ func TestStatsHalves(t *testing.T) {
 }
 
 // TestHistory: every reservation is kept, oldest first, with its step and error, and the
-// ring keeps the latest HistoryLen.
+// ring keeps the latest HistoryLen. Each step waits for the reservations it starts, so
+// that none is running when the next step begins.
 func TestHistory(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func() { mu.Lock(); clock = clock.Add(time.Minute); mu.Unlock() } // past Retry
 	s := &memStore{}
 	a := newT(t, s, "x", segment.Options{Step: 10, MaxStep: 1 << 40, Threshold: 0.99, Target: time.Hour, Now: now})
 	if h := a.History(); len(h) != 0 {
 		t.Fatalf("History of a new Allocator: %v", h)
 	}
-	// Blocks drained at once: the step doubles with each reservation.
+	// Blocks drained at once: draining each block reserves the next in the background, and
+	// the step doubles with each reservation. A block that lands after the current one ran
+	// out becomes current, not Next, so the wait is on Reserved.
 	for i := range 3 {
 		if _, err := a.NextN(ctx, int(10<<i)); err != nil {
 			t.Fatal(err)
 		}
-		waitStats(t, a, "prefetch", func(st segment.Stats) bool { return st.Reserved == int64(i+1) || st.Next > 0 })
+		st := waitStats(t, a, "prefetch", func(st segment.Stats) bool { return st.Reserved == int64(i+2) })
+		if st.Current != 20<<i || st.CurrentSize != 20<<i || st.Next != 0 || st.Waited != 1 {
+			t.Fatalf("after block %d drained: %+v, want a current block of %d and only the first reservation waited for", i, st, 20<<i)
+		}
 	}
 	h := a.History()
-	if len(h) < 3 || h[0].Step != 10 || h[1].Step != 20 || h[2].Step != 40 || h[0].Err != nil || !h[0].At.Equal(clock) {
-		t.Fatalf("History = %+v, want steps 10, 20, 40 without errors", h)
+	if len(h) != 4 || h[0].Step != 10 || h[1].Step != 20 || h[2].Step != 40 || h[3].Step != 80 || h[0].Err != nil || h[3].Err != nil || !h[0].At.Equal(clock) {
+		t.Fatalf("History = %+v, want steps 10, 20, 40, 80 without errors", h)
 	}
+	// The store fails: draining the buffer reserves in the background, which fails, and
+	// then nothing is left.
 	boom := errors.New("boom")
 	s.setFail(boom)
-	mu.Lock()
-	clock = clock.Add(time.Minute) // past Retry
-	mu.Unlock()
-	before := a.Stats().Failed
+	advance()
 	for a.Stats().Buffered > 0 {
 		if _, err := a.NextInt64(ctx); err != nil {
 			t.Fatal(err)
@@ -192,33 +198,32 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("store down, nothing buffered: %v", err)
 	}
 	h = a.History()
-	if last := h[len(h)-1]; a.Stats().Failed == before || !errors.Is(last.Err, boom) {
-		t.Fatalf("History ends %+v, want the failure", last)
+	if last := h[len(h)-1]; a.Stats().Failed != 1 || len(h) != 5 || !errors.Is(last.Err, boom) || last.Step != 160 {
+		t.Fatalf("History = %+v, want it to end with the failure of step 160", h)
 	}
-	// The ring keeps the latest HistoryLen, oldest first.
+	// The ring keeps the latest HistoryLen, oldest first. Each round asks the store for the
+	// step set, 1, and draining that block reserves one of 2 in the background.
 	s.setFail(nil)
-	for range 2 * segment.HistoryLen {
-		mu.Lock()
-		clock = clock.Add(time.Minute)
-		mu.Unlock()
+	for range segment.HistoryLen {
+		advance()
 		if err := a.SetStep(1); err != nil {
 			t.Fatal(err)
 		}
-		for a.Stats().Buffered > 0 {
-			if _, err := a.NextInt64(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := a.NextInt64(ctx); err != nil {
+		st := a.Stats()
+		if _, err := a.NextN(ctx, int(st.Buffered)+1); err != nil {
 			t.Fatal(err)
 		}
+		waitStats(t, a, "prefetch of the round", func(s segment.Stats) bool { return s.Reserved == st.Reserved+2 })
 	}
 	h = a.History()
 	if len(h) != segment.HistoryLen {
 		t.Fatalf("History has %d, want %d", len(h), segment.HistoryLen)
 	}
-	for i := 1; i < len(h); i++ {
-		if h[i].At.Before(h[i-1].At) {
+	for i := range h {
+		if want := int64(1 + i%2); h[i].Step != want || h[i].Err != nil {
+			t.Fatalf("History[%d] = %+v, want step %d without error", i, h[i], want)
+		}
+		if i > 0 && h[i].At.Before(h[i-1].At) {
 			t.Fatalf("History not oldest first at %d: %v then %v", i, h[i-1].At, h[i].At)
 		}
 	}
