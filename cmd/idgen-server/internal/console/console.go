@@ -432,23 +432,28 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
 	if err := c.s.CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
-		msg, ok := refusal(err)
-		switch {
-		case ok:
-			c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
-			msg = "Not created: " + msg
-		case errors.Is(err, server.ErrMaybeKept):
-			c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
-			msg = fmt.Sprintf(msgCreateMaybe, int(server.TagRefresh/time.Second))
-		default:
-			c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
-			msg = msgCreateFailed
-		}
-		c.tagsError(w, r, v, msg)
+		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Not created: ", msgCreateMaybe, msgCreateFailed))
 		return
 	}
 	c.record(v, r, what)
 	http.Redirect(w, r, "/tags?done=created&tag="+url.QueryEscape(name), http.StatusSeeOther)
+}
+
+// changeFailed logs why the change what by v failed and returns what the page says: a
+// refusal the admin can act on after refused; maybe (a format of the refresh interval in
+// seconds) when the store may have kept it; failed for any other failure of the store,
+// whose cause only the log holds.
+func (c *Console) changeFailed(v visitor, what string, err error, refused, maybe, failed string) string {
+	if msg, ok := refusal(err); ok {
+		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
+		return refused + msg
+	}
+	if errors.Is(err, server.ErrMaybeKept) {
+		c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
+		return fmt.Sprintf(maybe, int(server.TagRefresh/time.Second))
+	}
+	c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
+	return failed
 }
 
 // setStep changes a segment tag's step on every instance that serves it from the same
@@ -468,19 +473,7 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
 	if err := c.s.SetStep(ctx, v.g.Name, name, step); err != nil {
-		msg, ok := refusal(err)
-		switch {
-		case ok:
-			c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
-			msg = "Step not changed: " + msg
-		case errors.Is(err, server.ErrMaybeKept):
-			c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
-			msg = fmt.Sprintf(msgStepMaybe, int(server.TagRefresh/time.Second))
-		default:
-			c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
-			msg = msgStepFailed
-		}
-		c.tagsError(w, r, v, msg)
+		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Step not changed: ", msgStepMaybe, msgStepFailed))
 		return
 	}
 	c.record(v, r, what)

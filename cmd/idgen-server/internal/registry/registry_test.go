@@ -103,21 +103,7 @@ func backends() []backend {
 			return registry.NewRedis(rdb, prefix)
 		}},
 		{name: "etcd", new: func(t *testing.T, _ *clock) registry.Store {
-			v := os.Getenv("IDGEN_TEST_ETCD_ENDPOINTS")
-			if v == "" {
-				t.Skip("IDGEN_TEST_ETCD_ENDPOINTS is not set")
-			}
-			c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(v, ","), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			prefix := "idgen-reg-test/" + suffix() + "/"
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				c.Delete(ctx, prefix, clientv3.WithPrefix())
-				c.Close()
-			})
+			c, prefix := etcdPrefix(t)
 			return registry.NewEtcd(c, prefix)
 		}},
 	}
@@ -474,21 +460,7 @@ func TestUndecodable(t *testing.T) {
 		check(t, s)
 	})
 	t.Run("etcd", func(t *testing.T) {
-		v := os.Getenv("IDGEN_TEST_ETCD_ENDPOINTS")
-		if v == "" {
-			t.Skip("IDGEN_TEST_ETCD_ENDPOINTS is not set")
-		}
-		c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(v, ","), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		prefix := "idgen-reg-test/" + suffix() + "/"
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			c.Delete(ctx, prefix, clientv3.WithPrefix())
-			c.Close()
-		})
+		c, prefix := etcdPrefix(t)
 		s := registry.NewEtcd(c, prefix)
 		put(t, s, good, time.Minute)
 		if _, err := c.Put(ctx, prefix+"server/bad", "not json"); err != nil {
@@ -527,4 +499,26 @@ func TestRegisterRetries(t *testing.T) {
 	}
 	defer r.Close(ctx)
 	waitList(t, s, "the record written by a retry", 10*time.Second, func(m map[string]registry.Instance) bool { return m["late"].URL != "" })
+}
+
+// etcdPrefix returns a client of IDGEN_TEST_ETCD_ENDPOINTS' etcd and a key prefix of the
+// test's own, deleted when the test ends; the test is skipped without the variable.
+func etcdPrefix(t *testing.T) (*clientv3.Client, string) {
+	t.Helper()
+	v := os.Getenv("IDGEN_TEST_ETCD_ENDPOINTS")
+	if v == "" {
+		t.Skip("IDGEN_TEST_ETCD_ENDPOINTS is not set")
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(v, ","), DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "idgen-reg-test/" + suffix() + "/"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c.Delete(ctx, prefix, clientv3.WithPrefix())
+		c.Close()
+	})
+	return c, prefix
 }
