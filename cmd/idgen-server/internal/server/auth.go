@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -26,10 +27,11 @@ import (
 type auth struct {
 	open   bool // no token configured: every caller may use every tag
 	tokens []tokenEntry
-	// fleetKey signs and checks the Status calls of Fleet (FleetHeader): derived from
-	// the first token granting every tag, which every instance of a fleet shares; nil
-	// when no such token is configured (nothing is signed, no signature is accepted).
-	fleetKey []byte
+	// fleetKey returns the key that signs and checks the Status calls of Fleet
+	// (FleetHeader): derived, at first use, from the first token granting every tag,
+	// which every instance of a fleet shares; nil when no such token is configured
+	// (nothing is signed, no signature is accepted).
+	fleetKey func() []byte
 	// self is this server's advertised base URL as urlKey writes it: the only target a
 	// fleet signature is accepted for.
 	self string
@@ -40,9 +42,10 @@ type tokenEntry struct {
 	name string
 	hash [sha256.Size]byte
 	g    *Grant
-	// sessionKey signs the console's sessions of this token: derived from the secret,
-	// so a new secret ends them, and an instance without the secret cannot accept them.
-	sessionKey []byte
+	// sessionKey returns the key that signs the console's sessions of this token:
+	// derived from the secret at first use, so a new secret ends them, and an instance
+	// without the secret cannot accept them.
+	sessionKey func() []byte
 }
 
 // Labels of the keys derived from a token's secret (the PBKDF2 salt of each use), so
@@ -53,7 +56,8 @@ const (
 )
 
 // KeyIterations is the PBKDF2-SHA256 iteration count of the keys derived from a token's
-// secret (console sessions, fleet signatures), once at start: about 30 ms each on a
+// secret (console sessions, fleet signatures), each once, at its first use (a server
+// whose console nobody signs in to derives no session key): about 30 ms each on a
 // loaded 2-core machine (measured with Go 1.26), so that a stolen session cookie or a
 // captured fleet signature makes guessing the token offline slow.
 const KeyIterations = 200_000
@@ -103,7 +107,7 @@ func (a *auth) checkFleet(header string) bool {
 	if d := a.now().Sub(time.UnixMilli(ms)); d > FleetSkew || d < -FleetSkew {
 		return false
 	}
-	return hmac.Equal([]byte(header), []byte(fleetSignature(a.fleetKey, a.self, ms)))
+	return hmac.Equal([]byte(header), []byte(fleetSignature(a.fleetKey(), a.self, ms)))
 }
 
 // Grant is what a token allows: every tag, or those named, and whether it may change
@@ -143,9 +147,10 @@ func newAuth(cfg *config.Config) (*auth, error) {
 			g.tags[tag] = true
 		}
 		if g.All && a.fleetKey == nil {
-			a.fleetKey = deriveKey(secret, fleetKeyLabel)
+			a.fleetKey = sync.OnceValue(func() []byte { return deriveKey(secret, fleetKeyLabel) })
 		}
-		a.tokens = append(a.tokens, tokenEntry{name: name, hash: sha256.Sum256([]byte(secret)), g: g, sessionKey: deriveKey(secret, sessionKeyLabel)})
+		session := sync.OnceValue(func() []byte { return deriveKey(secret, sessionKeyLabel) })
+		a.tokens = append(a.tokens, tokenEntry{name: name, hash: sha256.Sum256([]byte(secret)), g: g, sessionKey: session})
 	}
 	return a, nil
 }
@@ -187,7 +192,7 @@ func (a *auth) token(tok string) (*Grant, bool) {
 func (a *auth) sessionKey(name string) (*Grant, []byte, bool) {
 	for i := range a.tokens {
 		if a.tokens[i].name == name {
-			return a.tokens[i].g, a.tokens[i].sessionKey, true
+			return a.tokens[i].g, a.tokens[i].sessionKey(), true
 		}
 	}
 	return nil, nil, false

@@ -31,10 +31,10 @@ func TestDerivedKeys(t *testing.T) {
 		t.Errorf("session key %x, want the PBKDF2 derivation %x", session, want)
 	}
 	fleet, _ := pbkdf2.Key(sha256.New, secret, []byte(fleetKeyLabel), KeyIterations, 32)
-	if !bytes.Equal(a.fleetKey, fleet) || bytes.Equal(a.fleetKey, session) {
-		t.Errorf("fleet key %x, want %x (and not the session key)", a.fleetKey, fleet)
+	if !bytes.Equal(a.fleetKey(), fleet) || bytes.Equal(a.fleetKey(), session) {
+		t.Errorf("fleet key %x, want %x (and not the session key)", a.fleetKey(), fleet)
 	}
-	sig := fleetSignature(a.fleetKey, "http://IDGEN-1:7070/", time.Now().UnixMilli())
+	sig := fleetSignature(a.fleetKey(), "http://IDGEN-1:7070/", time.Now().UnixMilli())
 	if !a.checkFleet(sig) {
 		t.Error("a signature for this server's URL written otherwise (case, slash) refused")
 	}

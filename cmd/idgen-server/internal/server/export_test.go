@@ -22,5 +22,5 @@ func StoreDSN(t testing.TB, env string) string { t.Helper(); return storeDSN(t, 
 // FleetSignature is the FleetHeader value s would send with a Status call to target at
 // time at.
 func FleetSignature(s *Server, target string, at time.Time) string {
-	return fleetSignature(s.auth.fleetKey, target, at.UnixMilli())
+	return fleetSignature(s.auth.fleetKey(), target, at.UnixMilli())
 }

@@ -108,7 +108,10 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 		s.log.Warn("fleet: too many instances, the rest not listed", "max", MaxFleet, "dropped", dropped)
 	}
 
-	key := s.auth.fleetKey
+	var key []byte
+	if s.auth.fleetKey != nil {
+		key = s.auth.fleetKey()
+	}
 	var wg sync.WaitGroup
 	for i := 1; i < len(out); i++ {
 		p := &out[i]
