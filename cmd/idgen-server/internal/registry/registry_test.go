@@ -89,17 +89,7 @@ func backends() []backend {
 		sqlBackend("postgres", "pgx", "IDGEN_TEST_POSTGRES_DSN", lease.Postgres),
 		sqlBackend("mysql", "mysql", "IDGEN_TEST_MYSQL_DSN", lease.MySQL),
 		{name: "redis", new: func(t *testing.T, _ *clock) registry.Store {
-			dsn := os.Getenv("IDGEN_TEST_REDIS_DSN")
-			if dsn == "" {
-				t.Skip("IDGEN_TEST_REDIS_DSN is not set")
-			}
-			opt, err := redis.ParseURL(dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rdb := redis.NewClient(opt)
-			prefix := "idgen-reg-test-" + suffix() + ":"
-			t.Cleanup(func() { delRedis(rdb, prefix); rdb.Close() })
+			rdb, prefix := redisClient(t)
 			return registry.NewRedis(rdb, prefix)
 		}},
 		{name: "etcd", new: func(t *testing.T, _ *clock) registry.Store {
@@ -393,6 +383,7 @@ func delRedis(rdb *redis.Client, prefix string) {
 // redisClient returns a client of IDGEN_TEST_REDIS_DSN and a prefix of the test's own,
 // whose keys are deleted when the test ends.
 func redisClient(t *testing.T) (*redis.Client, string) {
+	t.Helper()
 	dsn := os.Getenv("IDGEN_TEST_REDIS_DSN")
 	if dsn == "" {
 		t.Skip("IDGEN_TEST_REDIS_DSN is not set")
