@@ -522,6 +522,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = tls.NewListener(ln, tc)
 	} else {
 		p.SetUnencryptedHTTP2(true)
+		// HTTP/2's frame reader reads a frame header, then its payload, straight from
+		// the connection: two system calls a frame, four a gRPC call. TLS buffers
+		// records already; a plain connection gets a read buffer (bench/server: gRPC
+		// from 10.0k to 11.6-13.0k calls per server CPU second).
+		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
 		Handler:           s.Handler(),
