@@ -11,7 +11,9 @@
 //
 // BenchmarkTransport runs each protocol against the real server and against the same
 // server answering a constant (IDGEN_BENCH_CONSTANT=1: same checks, no ID issued), the
-// transport's own limit. The README of cmd/idgen-server has the figures.
+// transport's own limit. BenchmarkGRPCGo runs grpc-go's own server with an empty
+// handler under the same load: what a Go gRPC server does on the machine at hand. The
+// README of cmd/idgen-server has the figures.
 package server
 
 import (
@@ -33,6 +35,9 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idgen/idgen/idgenclient"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
@@ -49,6 +54,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(grpcGoEnv); addr != "" {
+		serveGRPCGo(addr) // this process is the reference server of BenchmarkGRPCGo
+		return
+	}
 	code := m.Run()
 	if bin != "" {
 		os.RemoveAll(filepath.Dir(bin))
@@ -106,13 +115,20 @@ tags:
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	s := &server{url: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	s.cmd = exec.Command(bin, "-config", file)
-	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
-	s.cmd.Env = os.Environ()
+	var env []string
 	if constant {
-		s.cmd.Env = append(s.cmd.Env, "IDGEN_BENCH_CONSTANT=1")
+		env = append(env, "IDGEN_BENCH_CONSTANT=1")
 	}
+	s := start(b, port, exec.Command(bin, "-config", file), env...)
+	s.waitReady(b, s.url+"/readyz")
+	return s
+}
+
+// start runs cmd as the server at port, with env added to this process's environment.
+func start(b *testing.B, port int, cmd *exec.Cmd, env ...string) *server {
+	s := &server{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	s.cmd.Stdout, s.cmd.Stderr = &s.log, &s.log
+	s.cmd.Env = append(os.Environ(), env...)
 	if g := os.Getenv("IDGEN_BENCH_SERVER_GOMAXPROCS"); g != "" {
 		// The server alone on fewer cores than the load generator.
 		s.cmd.Env = append(s.cmd.Env, "GOMAXPROCS="+g)
@@ -124,13 +140,18 @@ tags:
 		s.cmd.Process.Kill()
 		s.cmd.Wait()
 	})
+	return s
+}
+
+// waitReady waits until a GET of url answers 200.
+func (s *server) waitReady(b *testing.B, url string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(s.url + "/readyz")
+		res, err := http.Get(url)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				break
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -138,7 +159,6 @@ tags:
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return s
 }
 
 // cpu returns the server's user plus system CPU time so far, from /proc.
@@ -223,8 +243,11 @@ func flatOut(b *testing.B, call caller, n int) time.Duration {
 }
 
 // paced makes calls at rate per second, spread over conns workers, for d, and returns
-// the latencies, each from the call's scheduled start (so a stall counts for every call
-// it delays).
+// the latencies. A worker behind its schedule (its last call ran past this one's
+// scheduled start) counts from the scheduled start, so a stall counts for every call it
+// delays; a worker that slept counts from when it woke and sent, so the load generator's
+// own timer slop is not the server's (Go's timers wake up to 1 ms late on an idle
+// process; see README).
 func paced(b *testing.B, call caller, rate float64, d time.Duration) []time.Duration {
 	interval := time.Duration(float64(time.Second) * conns / rate)
 	var mu sync.Mutex
@@ -236,14 +259,16 @@ func paced(b *testing.B, call caller, rate float64, d time.Duration) []time.Dura
 			mine := make([]time.Duration, 0, int(d/interval)+1)
 			at := start.Add(time.Duration(w) * interval / conns)
 			for at.Sub(start) < d {
+				from := at
 				if wait := time.Until(at); wait > 0 {
 					time.Sleep(wait)
+					from = time.Now()
 				}
 				if err := call(context.Background(), w); err != nil {
 					b.Error(err)
 					return
 				}
-				mine = append(mine, time.Since(at))
+				mine = append(mine, time.Since(from))
 				at = at.Add(interval)
 			}
 			mu.Lock()
@@ -272,27 +297,84 @@ func BenchmarkTransport(b *testing.B) {
 		s := startServer(b, mode == "constant")
 		calls := protocols(s.url)
 		for _, proto := range []string{"connect-json", "grpc", "leaf"} {
-			b.Run(proto+"/"+mode, func(b *testing.B) {
-				call := calls[proto]
-				flatOut(b, call, 2000) // warm the connections
-				cpu0 := s.cpu(b)
-				b.ResetTimer()
-				wall := flatOut(b, call, b.N)
-				b.StopTimer()
-				cpu := s.cpu(b) - cpu0
-				rate := float64(b.N) / wall.Seconds()
-				b.ReportMetric(rate, "req/s")
-				if cpu > 0 {
-					b.ReportMetric(float64(b.N)/cpu.Seconds(), "req/server-cpu-s")
-					b.ReportMetric(cpu.Seconds()/wall.Seconds(), "server-cores")
-				}
-				lat := paced(b, call, rate/2, 3*time.Second)
-				b.ReportMetric(float64(quantile(lat, 0.5).Microseconds()), "p50-µs")
-				b.ReportMetric(float64(quantile(lat, 0.99).Microseconds()), "p99-µs")
-				b.ReportMetric(float64(quantile(lat, 0.999).Microseconds()), "p999-µs")
-			})
+			b.Run(proto+"/"+mode, func(b *testing.B) { measure(b, s, calls[proto]) })
 		}
 	}
+}
+
+// measure makes b.N calls flat out (req/s, req per second of server CPU, server cores
+// busy), then calls paced at half that rate for 3 s (p50, p99, p999).
+func measure(b *testing.B, s *server, call caller) {
+	flatOut(b, call, 2000) // warm the connections
+	cpu0 := s.cpu(b)
+	b.ResetTimer()
+	wall := flatOut(b, call, b.N)
+	b.StopTimer()
+	cpu := s.cpu(b) - cpu0
+	rate := float64(b.N) / wall.Seconds()
+	b.ReportMetric(rate, "req/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "req/server-cpu-s")
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "server-cores")
+	}
+	lat := paced(b, call, rate/2, 3*time.Second)
+	b.ReportMetric(float64(quantile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(quantile(lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(quantile(lat, 0.999).Microseconds()), "p999-µs")
+}
+
+// grpcGoEnv names the address this test binary serves grpc-go on when re-run as
+// BenchmarkGRPCGo's server.
+const grpcGoEnv = "IDGEN_BENCH_GRPC_GO_SERVE"
+
+// serveGRPCGo serves grpc-go's own health service at addr until killed.
+func serveGRPCGo(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	g := grpc.NewServer()
+	healthpb.RegisterHealthServer(g, health.NewServer())
+	fmt.Fprintln(os.Stderr, g.Serve(ln))
+	os.Exit(1)
+}
+
+// BenchmarkGRPCGo: grpc-go's own server (google.golang.org/grpc, the fastest Go gRPC
+// transport, which idgen-server does not use) answering grpc.health.v1 Check with
+// nothing to do, driven by the same load generator and gRPC client as
+// BenchmarkTransport/grpc: what any Go gRPC server can do on this machine, to read the
+// 25,000 req per server CPU second goal against.
+func BenchmarkGRPCGo(b *testing.B) {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := freePort(b)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	s := start(b, port, exec.Command(self), grpcGoEnv+"="+addr)
+	cs := make([]*connect.Client[healthpb.HealthCheckRequest, healthpb.HealthCheckResponse], conns)
+	for i := range conns {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		hc := &http.Client{Transport: &http.Transport{Protocols: &p, MaxConnsPerHost: 1}}
+		cs[i] = connect.NewClient[healthpb.HealthCheckRequest, healthpb.HealthCheckResponse](hc, s.url+"/grpc.health.v1.Health/Check", connect.WithGRPC())
+	}
+	call := func(ctx context.Context, w int) error {
+		r, err := cs[w].CallUnary(ctx, connect.NewRequest(&healthpb.HealthCheckRequest{}))
+		if err == nil && r.Msg.Status != healthpb.HealthCheckResponse_SERVING {
+			err = fmt.Errorf("status %v", r.Msg.Status)
+		}
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for call(context.Background(), 0) != nil {
+		if time.Now().After(deadline) {
+			b.Fatalf("grpc-go server not ready:\n%s", s.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	measure(b, s, call)
 }
 
 // BenchmarkList1000: List of 1,000 segment IDs at 64 connections, over gRPC (HTTP/2)
@@ -381,4 +463,20 @@ func BenchmarkClientNextInt64(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "IDs/s")
 		})
 	}
+}
+
+// BenchmarkSleep: how late time.Sleep(1 ms) wakes in this process, idle otherwise: the
+// machine's own timer and scheduling slop, to read the latency figures against (a
+// paced call waits on such a timer before it is sent).
+func BenchmarkSleep(b *testing.B) {
+	late := make([]time.Duration, 0, b.N)
+	for range b.N {
+		t := time.Now()
+		time.Sleep(time.Millisecond)
+		late = append(late, time.Since(t)-time.Millisecond)
+	}
+	slices.Sort(late)
+	b.ReportMetric(float64(quantile(late, 0.5).Microseconds()), "p50-late-µs")
+	b.ReportMetric(float64(quantile(late, 0.99).Microseconds()), "p99-late-µs")
+	b.ReportMetric(float64(late[len(late)-1].Microseconds()), "max-late-µs")
 }

@@ -524,8 +524,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		p.SetUnencryptedHTTP2(true)
 		// HTTP/2's frame reader reads a frame header, then its payload, straight from
 		// the connection: two system calls a frame, four a gRPC call. TLS buffers
-		// records already; a plain connection gets a read buffer (bench/server: gRPC
-		// from 10.0k to 11.6-13.0k calls per server CPU second).
+		// records already; a plain connection gets a read buffer: a gRPC call's 5 reads
+		// become 2, and it costs about a fifth less of the server's CPU (README).
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
