@@ -120,7 +120,17 @@ tags:
 		env = append(env, "IDGEN_BENCH_CONSTANT=1")
 	}
 	s := start(b, port, exec.Command(bin, "-config", file), env...)
-	s.waitReady(b, s.url+"/readyz")
+	s.waitReady(b, func() error {
+		res, err := http.Get(s.url + "/readyz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("/readyz: %s", res.Status)
+		}
+		return nil
+	})
 	return s
 }
 
@@ -143,16 +153,13 @@ func start(b *testing.B, port int, cmd *exec.Cmd, env ...string) *server {
 	return s
 }
 
-// waitReady waits until a GET of url answers 200.
-func (s *server) waitReady(b *testing.B, url string) {
+// waitReady waits up to 30 s for ready to succeed.
+func (s *server) waitReady(b *testing.B, ready func() error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(url)
+		err := ready()
 		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return
-			}
+			return
 		}
 		if time.Now().After(deadline) {
 			b.Fatalf("server not ready: %v\n%s", err, s.log.String())
@@ -246,8 +253,7 @@ func flatOut(b *testing.B, call caller, n int) time.Duration {
 // the latencies. A worker behind its schedule (its last call ran past this one's
 // scheduled start) counts from the scheduled start, so a stall counts for every call it
 // delays; a worker that slept counts from when it woke and sent, so the load generator's
-// own timer slop is not the server's (Go's timers wake up to 1 ms late on an idle
-// process; see README).
+// own timer slop (BenchmarkSleep) is not the server's.
 func paced(b *testing.B, call caller, rate float64, d time.Duration) []time.Duration {
 	interval := time.Duration(float64(time.Second) * conns / rate)
 	var mu sync.Mutex
@@ -367,13 +373,7 @@ func BenchmarkGRPCGo(b *testing.B) {
 		}
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for call(context.Background(), 0) != nil {
-		if time.Now().After(deadline) {
-			b.Fatalf("grpc-go server not ready:\n%s", s.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.waitReady(b, func() error { return call(context.Background(), 0) })
 	measure(b, s, call)
 }
 
