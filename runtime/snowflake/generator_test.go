@@ -522,11 +522,13 @@ func TestTickerStops(t *testing.T) {
 		t.Fatal("ticker still running after the generator went idle")
 	}
 	// The first ID after going idle is stamped with the time it was made, not the ticker's
-	// last tick: between a clock read before and one after, give or take the 1 ms unit
-	// (and however long this machine's scheduler takes between the reads).
-	before := time.Now()
+	// last tick: between a read of the generator's clock before and one after, give or take
+	// the 1 ms unit. The generator's clock, not time.Now: it is the wall time read at start
+	// plus the monotonic time since, by design, so a step of the system clock while the test
+	// runs (a VM's time sync moved it 1 ms in one CI run) is not the generator's to follow.
+	before := g.sys.Now()
 	id, _ := g.Next()
-	after := time.Now()
+	after := g.sys.Now()
 	if tm, _ := Classic().Time(id); tm.Before(before.Add(-time.Millisecond)) || tm.After(after.Add(time.Millisecond)) {
 		t.Errorf("ID after idle is stamped %v, not between %v and %v", tm, before, after)
 	}
