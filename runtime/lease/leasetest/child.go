@@ -283,15 +283,23 @@ func childFirst(open Opener, spec Spec) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL})
-	if err != nil {
+	// The worker ID claimed, from the Acquired event: WorkerID would first wait out the
+	// fresh claim's TTL (every claim on a new store is fresh), which proves nothing here.
+	// The claim is held: Acquire returned, the TTL is far off, and the process exits
+	// holding it.
+	worker := int64(-1)
+	cfg := lease.Config{Layout: snowflake.Classic(), MaxWorker: spec.Max, TTL: spec.TTL, OnEvent: func(e lease.Event) {
+		if e.Kind == lease.Acquired && worker < 0 {
+			worker = e.Worker
+		}
+	}}
+	if _, err := lease.Acquire(ctx, b, cfg); err != nil {
 		return err
 	}
-	w, err := l.WorkerID(ctx)
-	if err != nil {
-		return err
+	if worker < 0 {
+		return errors.New("lease.Acquire returned before its Acquired event")
 	}
-	fmt.Println(w)
+	fmt.Println(worker)
 	return nil
 }
 
