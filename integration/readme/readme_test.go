@@ -140,7 +140,7 @@ func checkSnippets(t *testing.T, module string, snippets []snippet) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps, Dir: module}, paths...)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedImports, Dir: module}, paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
