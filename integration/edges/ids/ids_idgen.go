@@ -5,6 +5,7 @@ package ids
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"strconv"
 	"time"
 
@@ -51,14 +52,22 @@ func parseUserID(s string) (int64, error) {
 	return codec.ParseInt64("UserID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative UserID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("UserID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in UserID(-1), which no reader accepts either.
 func (id UserID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "UserID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -67,8 +76,12 @@ func (id UserID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserID.
 func (id *UserID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseUserID(string(b))
 	if err != nil {
 		return err
@@ -82,14 +95,22 @@ func (id *UserID) UnmarshalText(b []byte) error {
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *UserID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, true, parseUserID)
 	if err != nil {
 		return err
@@ -102,10 +123,15 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserID. A *UserID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserID) Scan(src any) error {
 	if p, ok := src.(*UserID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
@@ -116,8 +142,12 @@ func (id *UserID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id UserID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("UserID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -146,6 +176,51 @@ func (id UserID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of a UserID does not say its type.
+func (UserID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID UserID is.
+func (UserID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserID (an optional parameter left unset).
+func (id *UserID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserID.
+func (id *UserID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *UserID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("UserID", v, true, parseUserID)
+	if err != nil {
+		return err
+	}
+	*id = UserID(x)
+	return nil
 }
 
 // NewAccountID returns a new AccountID from the default source set with idgen.SetDefault.
@@ -184,14 +259,22 @@ func parseAccountID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "acct_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative AccountID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id AccountID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("AccountID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "acct", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in AccountID(-1), which no reader accepts either.
 func (id AccountID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 18))
+	b, err := id.AppendText(make([]byte, 0, 18))
+	if err != nil {
+		return "AccountID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -200,8 +283,12 @@ func (id AccountID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero AccountID.
 func (id *AccountID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseAccountID(string(b))
 	if err != nil {
 		return err
@@ -214,14 +301,22 @@ func (id *AccountID) UnmarshalText(b []byte) error {
 func (id AccountID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 20)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *AccountID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("AccountID", b, false, parseAccountID)
 	if err != nil {
 		return err
@@ -234,10 +329,15 @@ func (id *AccountID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero AccountID. A *AccountID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero AccountID. A *AccountID (what ent's bulk creates pass back)
+// is copied.
 func (id *AccountID) Scan(src any) error {
 	if p, ok := src.(*AccountID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("AccountID", src, parseAccountID)
@@ -248,8 +348,12 @@ func (id *AccountID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id AccountID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("AccountID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -278,6 +382,50 @@ func (id AccountID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id AccountID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "acct", what the text of every AccountID starts with.
+func (AccountID) Prefix() string {
+	return "acct"
+}
+
+// Kind returns KindSnowflake, the kind of ID AccountID is.
+func (AccountID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero AccountID (an optional parameter left unset).
+func (id *AccountID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero AccountID.
+func (id *AccountID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id AccountID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *AccountID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("AccountID", v, false, parseAccountID)
+	if err != nil {
+		return err
+	}
+	*id = AccountID(x)
+	return nil
 }
 
 // orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in UTC
@@ -326,19 +474,40 @@ func ParseOrderNo(s string) (OrderNo, error) {
 	return OrderNo(s), nil
 }
 
-// String returns the number.
+// checkOrderNo returns nil for a valid OrderNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkOrderNo(id OrderNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := orderNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("OrderNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
 func (id OrderNo) String() string {
+	if checkOrderNo(id) != nil {
+		return "OrderNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero OrderNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id OrderNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero OrderNo.
@@ -355,8 +524,12 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero OrderNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -385,8 +558,16 @@ func (id *OrderNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero OrderNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -428,6 +609,49 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return orderNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "ORD", what the text of every OrderNo starts with.
+func (OrderNo) Prefix() string {
+	return "ORD"
+}
+
+// Kind returns KindNumber, the kind of ID OrderNo is.
+func (OrderNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero OrderNo (an optional parameter left unset).
+func (id *OrderNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero OrderNo.
+func (id *OrderNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id OrderNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero OrderNo.
+func (id *OrderNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("OrderNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewTraceID returns a new TraceID. It needs no source: a TraceID is a random UUIDv7.
@@ -484,8 +708,12 @@ func (id TraceID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero TraceID.
 func (id *TraceID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = TraceID{}
+		return nil
+	}
 	v, err := parseTraceID(string(b))
 	if err != nil {
 		return err
@@ -498,7 +726,10 @@ func (id *TraceID) UnmarshalText(b []byte) error {
 func (id TraceID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -515,10 +746,15 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero TraceID. A *TraceID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero TraceID. A *TraceID (what ent's bulk creates pass back) is
+// copied.
 func (id *TraceID) Scan(src any) error {
 	if p, ok := src.(*TraceID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = TraceID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
@@ -549,6 +785,49 @@ func (id TraceID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id TraceID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a TraceID does not say its type.
+func (TraceID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindUUID7, the kind of ID TraceID is.
+func (TraceID) Kind() idgen.Kind {
+	return idgen.KindUUID7
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero TraceID (an optional parameter left unset).
+func (id *TraceID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero TraceID.
+func (id *TraceID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id TraceID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero TraceID.
+func (id *TraceID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("TraceID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewInvoiceID returns a new InvoiceID. It needs no source: an InvoiceID is a random UUIDv7.
@@ -611,8 +890,12 @@ func (id InvoiceID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero InvoiceID.
 func (id *InvoiceID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = InvoiceID{}
+		return nil
+	}
 	v, err := parseInvoiceID(string(b))
 	if err != nil {
 		return err
@@ -625,7 +908,10 @@ func (id *InvoiceID) UnmarshalText(b []byte) error {
 func (id InvoiceID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 36)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -641,10 +927,15 @@ func (id *InvoiceID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero InvoiceID. A *InvoiceID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero InvoiceID. A *InvoiceID (what ent's bulk creates pass back)
+// is copied.
 func (id *InvoiceID) Scan(src any) error {
 	if p, ok := src.(*InvoiceID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = InvoiceID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("InvoiceID", src, func(s string) ([16]byte, error) {
@@ -680,6 +971,49 @@ func (id InvoiceID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id InvoiceID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "invoice", what the text of every InvoiceID starts with.
+func (InvoiceID) Prefix() string {
+	return "invoice"
+}
+
+// Kind returns KindTypeID, the kind of ID InvoiceID is.
+func (InvoiceID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero InvoiceID (an optional parameter left unset).
+func (id *InvoiceID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero InvoiceID.
+func (id *InvoiceID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id InvoiceID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero InvoiceID.
+func (id *InvoiceID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("InvoiceID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
@@ -733,8 +1067,12 @@ func (id DocumentID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero DocumentID.
 func (id *DocumentID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = DocumentID{}
+		return nil
+	}
 	v, err := parseDocumentID(string(b))
 	if err != nil {
 		return err
@@ -747,7 +1085,10 @@ func (id *DocumentID) UnmarshalText(b []byte) error {
 func (id DocumentID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 26)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -762,11 +1103,15 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
-// creates pass back) is copied.
+// stored by another writer. NULL and empty text scan as the zero DocumentID. A *DocumentID (what
+// ent's bulk creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
 	if p, ok := src.(*DocumentID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = DocumentID{}
 		return nil
 	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
@@ -799,6 +1144,108 @@ func (id DocumentID) Time() time.Time {
 		return time.Time{}
 	}
 	return objectid.Time([12]byte(id))
+}
+
+// Prefix returns "": the text of a DocumentID does not say its type.
+func (DocumentID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindObjectID, the kind of ID DocumentID is.
+func (DocumentID) Kind() idgen.Kind {
+	return idgen.KindObjectID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero DocumentID (an optional parameter left unset).
+func (id *DocumentID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero DocumentID.
+func (id *DocumentID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id DocumentID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero DocumentID.
+func (id *DocumentID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("DocumentID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseUserID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    UserID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseAccountID(s)
+		},
+		Prefix:  "acct",
+		Storage: idgen.StorageInt8,
+		Zero:    AccountID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseOrderNo(s)
+		},
+		Prefix:  "ORD",
+		Storage: idgen.StorageText,
+		Zero:    OrderNo(""),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindUUID7,
+		Parse: func(s string) (any, error) {
+			return ParseTraceID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    TraceID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseInvoiceID(s)
+		},
+		Prefix:  "invoice",
+		Storage: idgen.StorageUUID,
+		Zero:    InvoiceID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindObjectID,
+		Parse: func(s string) (any, error) {
+			return ParseDocumentID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageText,
+		Zero:    DocumentID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

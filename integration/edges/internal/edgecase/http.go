@@ -99,30 +99,31 @@ func CheckBinds(t *testing.T, h http.Handler, db DB, tables map[string]string) {
 }
 
 // CheckRefuses proves on h that a wrong prefix, an invalid or negative ID, and empty text
-// where an ID is required are a 400 with a message, from the path, the query (single, in
+// where an ID is required are a 400 with a message (naming the ID's type, or the
+// `required` rule the zero ID broke), from the path, the query (single, in
 // an array, and in an optional parameter) and a JSON body (single and in an array), and
 // that nothing is written.
 func CheckRefuses(t *testing.T, h http.Handler, db DB, tables map[string]string) {
 	for _, k := range Kinds {
 		t.Run(k.Name, func(t *testing.T) {
 			good := k.New(t)
-			type request struct{ name, method, target, body string }
+			type request struct{ name, method, target, body, want string }
 			var reqs []request
 			for _, bad := range k.Bad {
 				reqs = append(reqs,
-					request{bad.Name + " in the path", http.MethodPost, "/" + k.Name + "/" + url.PathEscape(bad.Text), ""},
-					request{bad.Name + " in the query", http.MethodGet, "/" + k.Name + "?id=" + url.QueryEscape(bad.Text), ""},
-					request{bad.Name + " in a query array", http.MethodGet, "/" + k.Name + "?" + url.Values{"id": {good}, "ids": {good, bad.Text}}.Encode(), ""},
-					request{bad.Name + " in an optional query parameter", http.MethodGet, "/" + k.Name + "?" + url.Values{"id": {good}, "after": {bad.Text}}.Encode(), ""},
-					request{bad.Name + " in a JSON body", http.MethodPost, "/" + k.Name, `{"id":` + jsonString(bad.Text) + `}`},
-					request{bad.Name + " in a JSON array", http.MethodPost, "/" + k.Name, `{"id":` + jsonString(good) + `,"ids":[` + jsonString(bad.Text) + `]}`},
+					request{bad.Name + " in the path", http.MethodPost, "/" + k.Name + "/" + url.PathEscape(bad.Text), "", k.Type},
+					request{bad.Name + " in the query", http.MethodGet, "/" + k.Name + "?id=" + url.QueryEscape(bad.Text), "", k.Type},
+					request{bad.Name + " in a query array", http.MethodGet, "/" + k.Name + "?" + url.Values{"id": {good}, "ids": {good, bad.Text}}.Encode(), "", k.Type},
+					request{bad.Name + " in an optional query parameter", http.MethodGet, "/" + k.Name + "?" + url.Values{"id": {good}, "after": {bad.Text}}.Encode(), "", k.Type},
+					request{bad.Name + " in a JSON body", http.MethodPost, "/" + k.Name, `{"id":` + jsonString(bad.Text) + `}`, k.Type},
+					request{bad.Name + " in a JSON array", http.MethodPost, "/" + k.Name, `{"id":` + jsonString(good) + `,"ids":[` + jsonString(bad.Text) + `]}`, k.Type},
 				)
 			}
 			reqs = append(reqs,
-				request{"empty required query parameter", http.MethodGet, "/" + k.Name + "?id=", ""},
-				request{"missing required query parameter", http.MethodGet, "/" + k.Name, ""},
-				request{"empty required JSON field", http.MethodPost, "/" + k.Name, `{"id":""}`},
-				request{"JSON number -1", http.MethodPost, "/" + k.Name, `{"id":-1}`},
+				request{"empty required query parameter", http.MethodGet, "/" + k.Name + "?id=", "", "required"},
+				request{"missing required query parameter", http.MethodGet, "/" + k.Name, "", "required"},
+				request{"empty required JSON field", http.MethodPost, "/" + k.Name, `{"id":""}`, "required"},
+				request{"JSON number -1", http.MethodPost, "/" + k.Name, `{"id":-1}`, ""},
 			)
 			for _, req := range reqs {
 				res := do(t, h, req.method, req.target, req.body)
@@ -130,8 +131,8 @@ func CheckRefuses(t *testing.T, h http.Handler, db DB, tables map[string]string)
 					t.Errorf("%s: %s %s %s: %d %s, want 400", req.name, req.method, req.target, req.body, res.code, res.raw)
 					continue
 				}
-				if strings.TrimSpace(res.raw) == "" {
-					t.Errorf("%s: 400 without a message", req.name)
+				if strings.TrimSpace(res.raw) == "" || !strings.Contains(res.raw, req.want) {
+					t.Errorf("%s: 400 %q, want a message naming %q", req.name, res.raw, req.want)
 				}
 			}
 			if n := db.Count(t, tables[k.Name]); n != 0 {
