@@ -13,6 +13,7 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlbind"
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]
@@ -373,7 +374,7 @@ func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Dura
 	changed := s.dialect == MySQL && s.mysqlCounts(ctx) == rowsChanged
 	for range maxVanished {
 		now := s.now()
-		args := s.claim.Args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
+		args := s.claim.Args([]byte(key), []byte(fingerprint), token, millis.After(now, lock), millis.After(now, 0))
 		won := false
 		err := s.retry(ctx, func() error {
 			if s.dialect == MySQL {
@@ -428,7 +429,7 @@ func (s *SQL) Complete(ctx context.Context, key, token string, resp Response, tt
 		}
 		header = string(b)
 	}
-	args := s.complete.Args([]byte(key), token, toMs(s.now(), ttl), int64(resp.Status), header, resp.Body)
+	args := s.complete.Args([]byte(key), token, millis.After(s.now(), ttl), int64(resp.Status), header, resp.Body)
 	return s.change(ctx, "completing", s.complete.Query, args)
 }
 
@@ -447,7 +448,7 @@ func (s *SQL) Renew(ctx context.Context, key, token string, lock time.Duration) 
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, toMs(s.now(), lock)))
+	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, millis.After(s.now(), lock)))
 	if errors.Is(err, ErrNotHolder) && s.dialect == MySQL {
 		rec, holder, rerr := s.read(ctx, key)
 		if rerr == nil && holder == token && rec.State == InProgress {
@@ -527,7 +528,7 @@ func (s *SQL) read(ctx context.Context, key string) (*Record, string, error) {
 func (s *SQL) Purge(ctx context.Context) (int, error) {
 	var n int64
 	err := s.retry(ctx, func() error {
-		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(toMs(s.now(), 0))...)
+		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(millis.After(s.now(), 0))...)
 		if err != nil {
 			return err
 		}
@@ -547,12 +548,6 @@ func checkKey(key string) error {
 	return nil
 }
 
-// toMs returns now+d in Unix milliseconds.
-func toMs(now time.Time, d time.Duration) int64 { return now.UnixMilli() + ceilMs(d) }
-
-// ceilMs returns d in milliseconds, rounded up so that a positive duration never becomes
-// none.
-func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 

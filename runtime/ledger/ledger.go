@@ -13,6 +13,7 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlbind"
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // Dialect is the SQL spoken by the database a Ledger records in: [Postgres], [MySQL]
@@ -56,11 +57,6 @@ func checkKey(key string) error {
 	return nil
 }
 
-// toMs returns now+d in Unix milliseconds, d rounded up so that a positive TTL never
-// becomes none.
-func toMs(now time.Time, d time.Duration) int64 {
-	return now.UnixMilli() + int64((d+time.Millisecond-1)/time.Millisecond)
-}
 
 // DefaultTable is the table a Ledger uses when Options.Table is empty.
 const DefaultTable = "idgen_done"
@@ -205,7 +201,7 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 		return false, err
 	}
 	now := l.now()
-	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	exp, nowMs := millis.After(now, l.ttl), millis.After(now, 0)
 	if done, err := l.doneUnscoped(ctx, tx, []string{key}, nowMs); err != nil || done[key] {
 		return false, err
 	}
@@ -270,7 +266,7 @@ func (l *Ledger) live(ctx context.Context, q Queryer, key string, nowMs int64) (
 
 // Purge deletes the keys whose TTL is over and returns how many: one indexed DELETE.
 func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
-	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(toMs(l.now(), 0))...)
+	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(millis.After(l.now(), 0))...)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
 	}
@@ -393,7 +389,7 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	if err != nil {
 		return nil, err
 	}
-	done, err := l.doneUnscoped(ctx, tx, uniq, toMs(l.now(), 0))
+	done, err := l.doneUnscoped(ctx, tx, uniq, millis.After(l.now(), 0))
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +478,7 @@ func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp in
 // recordBatch records the distinct sorted keys and calls mark for each first record.
 func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mark func(key string)) error {
 	now := l.now()
-	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	exp, nowMs := millis.After(now, l.ttl), millis.After(now, 0)
 	if l.dialect == MySQL {
 		err := l.insertAll(ctx, tx, keys, exp)
 		if err == nil {
@@ -576,7 +572,7 @@ func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]
 	if len(uniq) > MaxBatch {
 		return l.RecordBatch(ctx, tx, keys)
 	}
-	if err := l.insertAll(ctx, tx, uniq, toMs(l.now(), l.ttl)); err != nil {
+	if err := l.insertAll(ctx, tx, uniq, millis.After(l.now(), l.ttl)); err != nil {
 		if sqlerr.PostgresDuplicate(err) {
 			return nil, errAborted
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // ScopedKey returns the key a consumer named scope records for a message whose key is
@@ -69,7 +70,7 @@ func (l *Ledger) Recorded(ctx context.Context, q Queryer, key string) (bool, err
 	if bare, ok := unscoped(key); ok && l.readUnscoped {
 		keys = append(keys, bare)
 	}
-	live, err := l.liveKeys(ctx, q, keys, toMs(l.now(), 0))
+	live, err := l.liveKeys(ctx, q, keys, millis.After(l.now(), 0))
 	if err != nil {
 		return false, err
 	}

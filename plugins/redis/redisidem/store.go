@@ -15,6 +15,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/redis/internal/redisdurable"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // DefaultPrefix starts the names of the keys a [Store] uses when Options.Prefix is
@@ -188,7 +189,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Stor
 // Claim implements idem.Store with one script.
 func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *idem.Record, error) {
 	token := idem.NewToken()
-	res, err := claimLua.Run(ctx, s.client, []string{s.name(key)}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
+	res, err := claimLua.Run(ctx, s.client, []string{s.name(key)}, fingerprint, token, millis.Duration(lock), RedisGrace.Milliseconds()).Result()
 	if err != nil {
 		return "", nil, fmt.Errorf("redisidem: claiming a key in Redis: %w", err)
 	}
@@ -204,7 +205,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Du
 
 // Complete implements idem.Store with one script.
 func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
-	args := []any{token, ceilMs(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
+	args := []any{token, millis.Duration(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
 	if resp.Header != nil {
 		b, err := json.Marshal(resp.Header)
 		if err != nil {
@@ -222,7 +223,7 @@ func (s *Store) Release(ctx context.Context, key, token string) error {
 
 // Renew implements idem.Store with one script.
 func (s *Store) Renew(ctx context.Context, key, token string, lock time.Duration) error {
-	return s.change(ctx, "renewing", renewLua, key, token, ceilMs(lock), RedisGrace.Milliseconds())
+	return s.change(ctx, "renewing", renewLua, key, token, millis.Duration(lock), RedisGrace.Milliseconds())
 }
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.
@@ -362,8 +363,6 @@ func parseRecord(key string, vals []any) (*idem.Record, error) {
 func globEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(s)
 }
-
-func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/plugins/redis/internal/millis"
 	"github.com/idgen/idgen/plugins/redis/internal/redisdurable"
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // DefaultPrefix starts the names of the keys a [Backend] uses when given no prefix.
@@ -199,7 +199,7 @@ func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 	if max < 0 {
 		return lease.Claim{}, fmt.Errorf("redislease: max worker ID %d is negative", max)
 	}
-	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.TTL(ttl)).Int64Slice()
+	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.Duration(ttl)).Int64Slice()
 	if err != nil {
 		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: %w", err)
 	}
@@ -214,7 +214,7 @@ func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 
 // Renew implements lease.Backend.
 func (r *Backend) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
-	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, millis.TTL(ttl), millis.Of(last)).Slice()
+	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, millis.Duration(ttl), millis.Of(last)).Slice()
 	return r.result("renewing", worker, token, v, err)
 }
 
