@@ -121,6 +121,27 @@ func TestScopedKey(t *testing.T) {
 	if got := ScopedKey("rabbitmq:orders", "m1"); got != "15:rabbitmq:orders:m1" {
 		t.Errorf("ScopedKey = %q", got)
 	}
+	// A scope over MaxScopeLen is written as its hash: the key stays short, reads back,
+	// and two long scopes stay apart; one of MaxScopeLen bytes is written as it is.
+	long := strings.Repeat("t", 1000)
+	for _, tc := range []struct {
+		scope string
+		want  string
+	}{
+		{strings.Repeat("s", MaxScopeLen), "64:" + strings.Repeat("s", MaxScopeLen) + ":k"},
+		{long, "71:sha256-"},
+	} {
+		k := ScopedKey(tc.scope, "k")
+		if !strings.HasPrefix(k, tc.want) || len(k) > 3+71+1+1 {
+			t.Errorf("ScopedKey(%d bytes, k) = %q, want it to start with %q", len(tc.scope), k, tc.want)
+		}
+		if got, ok := unscoped(k); !ok || got != "k" {
+			t.Errorf("unscoped(%q) = %q, %v", k, got, ok)
+		}
+	}
+	if ScopedKey(long, "k") == ScopedKey(long+"x", "k") {
+		t.Error("two long scopes give one key")
+	}
 	for _, k := range []string{"", "m1", "order-42", "x:y", "5:abc:d", "3:abcd", "03:abc:d", "+3:abc:d", "-0::x", "99999999999999999999:a:b"} {
 		if got, ok := unscoped(k); ok {
 			t.Errorf("unscoped(%q) = %q, true; want not scoped", k, got)
