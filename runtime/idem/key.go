@@ -99,4 +99,3 @@ func unquoteSF(v string) (string, error) {
 	}
 	return b.String(), nil
 }
-

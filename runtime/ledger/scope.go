@@ -11,6 +11,7 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/millis"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // MaxScopeLen is the longest scope ScopedKey writes as it is; a longer one is written as
@@ -95,7 +96,7 @@ func (l *Ledger) liveKeys(ctx context.Context, q Queryer, keys []string, nowMs i
 		n := min(len(keys), MaxBatch)
 		var b strings.Builder
 		col := "key"
-		if l.dialect == MySQL {
+		if l.dialect == sqldb.MySQL {
 			col = "`key`"
 		}
 		b.WriteString("SELECT " + col + " FROM " + l.table + " WHERE expires_at > $1 AND " + col + " IN (")

@@ -28,7 +28,7 @@
 //		if err != nil {
 //			return nil, nil, err
 //		}
-//		b, err := lease.NewSQL(db, lease.Postgres, lease.SQLOptions{Table: "lease_" + ns})
+//		b, err := lease.NewSQL(db, sqldb.Postgres, lease.SQLOptions{Table: "lease_" + ns})
 //		if err != nil {
 //			db.Close()
 //			return nil, nil, err
