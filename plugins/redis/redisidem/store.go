@@ -166,18 +166,14 @@ type NotPersistentError = redisdurable.Error
 // ErrNotPersistent is matched by every *NotPersistentError.
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
-// New returns a store on client (a *redis.Client, *redis.ClusterClient or
-// *redis.Ring) whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set,
-// it first asks the server whether it persists its data and fails with a
-// *NotPersistentError if it may not.
+// New returns a store on client (a *redis.Client, *redis.ClusterClient or *redis.Ring)
+// whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set, it first asks the server (every master of a
+// cluster, every shard of a ring) whether it persists its data, and fails with a
+// *NotPersistentError if it may not, or with the client's error if the server cannot be
+// reached. A nil client is an error.
 func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Store, error) {
-	if client == nil {
-		return nil, errors.New("redisidem: New needs a client")
-	}
-	if !opts.AllowNoPersistence {
-		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, fmt.Errorf("redisidem: %w", err)
-		}
+	if err := redisdurable.Open(ctx, "redisidem", client, opts.AllowNoPersistence); err != nil {
+		return nil, err
 	}
 	prefix := opts.Prefix
 	if prefix == "" {
