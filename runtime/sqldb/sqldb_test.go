@@ -142,3 +142,27 @@ func TestCreateTables(t *testing.T) {
 		t.Errorf("Pause on a cancelled context: %v", err)
 	}
 }
+
+// TestCreated: the schema runs until it has succeeded once, however many goroutines ask
+// at once; a failure is reported with the package and table, and the next call runs the
+// schema again.
+func TestCreated(t *testing.T) {
+	ctx := context.Background()
+	s := &script{errs: map[string][]error{"a": {syntax}}}
+	var c sqlstore.Created
+	if err := c.Create(ctx, s, "lease", "t", []string{"a", "b"}); err == nil || err.Error() != "lease: creating table t: SQLSTATE 42601" || !errors.Is(err, syntax) {
+		t.Fatalf("a failing schema: %v", err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := c.Create(ctx, s, "lease", "t", []string{"a", "b"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if runs := s.ran(); !slices.Equal(runs, []string{"a", "a", "b"}) {
+		t.Errorf("statements run: %q, want the failure, then the schema once", runs)
+	}
+}
