@@ -147,7 +147,7 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 // only the columns: the one on exactly those columns in the catalog of table.
 func nameSQLiteDuplicate(db *gorm.DB, table string, err error) error {
 	dup, ok := errors.AsType[*uniq.DuplicateError](err)
-	if !ok || dup.Driver != uniq.SQLite || dup.Constraint != "" || len(dup.Columns) == 0 {
+	if !ok || dup.Driver != sqldb.SQLite || dup.Constraint != "" || len(dup.Columns) == 0 {
 		return err
 	}
 	indexes, _, cerr := readCatalog(db, sqldb.SQLite, table)
