@@ -89,5 +89,6 @@
 // then claims a worker ID, prints it and exits holding it: a group of them tests many
 // processes claiming at the same moment on a new store.
 //
-// Everything but Target and Kind needs a Unix system (the workers are driven by signals).
+// Everything but RunBackend, Suite, Target and Kind needs a Unix system (the workers are
+// driven by signals).
 package leasetest
