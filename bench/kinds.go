@@ -64,14 +64,14 @@ var (
 // Kinds returns the kinds of generated ID types, idgen's first, then the peers.
 func Kinds() []Kind {
 	return []Kind{
-		{"snowflake", "snowflakeid.UserID", false, snowflakeOps()},
-		{"snowflake-prefixed", "prefixed.UserID", false, prefixedOps()},
-		{"number", "number.OrderNo", false, orderNoOps()},
-		{"number-check", "number.TxnNo", false, txnNoOps()},
-		{"uuid7", "uuid7.SessionID", false, uuid7Ops()},
-		{"typeid", "typeids.UserTID", false, typeidOps()},
-		{"google-uuid", "uuid.UUID", true, googleUUIDOps()},
-		{"jetify-typeid", "typeid.AnyID", true, jetifyOps()},
+		{Name: "snowflake", Type: "snowflakeid.UserID", Ops: snowflakeOps()},
+		{Name: "snowflake-prefixed", Type: "prefixed.UserID", Ops: prefixedOps()},
+		{Name: "number", Type: "number.OrderNo", Ops: orderNoOps()},
+		{Name: "number-check", Type: "number.TxnNo", Ops: txnNoOps()},
+		{Name: "uuid7", Type: "uuid7.SessionID", Ops: uuid7Ops()},
+		{Name: "typeid", Type: "typeids.UserTID", Ops: typeidOps()},
+		{Name: "google-uuid", Type: "uuid.UUID", Peer: true, Ops: googleUUIDOps()},
+		{Name: "jetify-typeid", Type: "typeid.AnyID", Peer: true, Ops: jetifyOps()},
 	}
 }
 

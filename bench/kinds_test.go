@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,37 @@ func TestLookupKindOp(t *testing.T) {
 	}
 	if _, ok := bench.LookupKindOp("snowflake", "Nope"); ok {
 		t.Error("LookupKindOp found an op that does not exist")
+	}
+}
+
+// TestREADMEKinds: the README's table of generated ID kinds lists exactly the kinds
+// Kinds returns, in its order, each with the type it measures, so neither can change
+// without the other.
+func TestREADMEKinds(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Generated ID kinds\n")
+	if !ok {
+		t.Fatal("README.md has no section \"Generated ID kinds\"")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var rows [][]string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		rows = append(rows, cells)
+	}
+	kinds := bench.Kinds()
+	if len(rows) != len(kinds) {
+		t.Fatalf("the README's table has %d kinds, Kinds %d", len(rows), len(kinds))
+	}
+	for i, k := range kinds {
+		if len(rows[i]) < 2 || rows[i][0] != "`"+k.Name+"`" || !strings.HasSuffix(rows[i][1], k.Type+"`") {
+			t.Errorf("README row %d = %q, want kind `%s` of type %s", i+1, rows[i], k.Name, k.Type)
+		}
 	}
 }

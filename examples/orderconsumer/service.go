@@ -25,9 +25,9 @@ import (
 	"github.com/idgen/idgen/plugins/idotel"
 	"github.com/idgen/idgen/plugins/idrabbit"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Order is one order written by the consumer. MessageID is the message's key; the ledger
@@ -132,7 +132,7 @@ func newService(ctx context.Context, cfg config) (_ *service, err error) {
 	if err := s.db.WithContext(ctx).AutoMigrate(&Order{}); err != nil {
 		return nil, err
 	}
-	dl, err := ledger.New(idem.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // maxAccountLen is the longest X-Account accepted: the width of orders.account.
@@ -71,7 +72,7 @@ func (s *service) routes(ctx context.Context, sqlDB *sql.DB) (http.Handler, erro
 		return nil, err
 	}
 	// The idempotency keys live in the same database, through database/sql.
-	store, err := idem.NewSQL(sqlDB, idem.SQLite, idem.SQLOptions{})
+	store, err := idem.NewSQL(sqlDB, sqldb.SQLite, idem.SQLOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestOnceTxBatch: a batch with a key twice, a batch with done keys, a failing batch
@@ -17,7 +17,7 @@ import (
 func TestOnceTxBatch(t *testing.T) {
 	ctx := context.Background()
 	db := sqliteDB(t)
-	l, err := ledger.New(idem.SQLite, ledger.Options{})
+	l, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

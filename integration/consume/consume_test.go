@@ -11,6 +11,7 @@ import (
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 func sqliteDB(t *testing.T) *sql.DB {
@@ -47,7 +48,7 @@ func TestProcessors(t *testing.T) {
 		again bool
 	}{
 		{"OnceTx", func(db *sql.DB, fail *bool) consume.Processor[string] {
-			l, err := ledger.New(idem.SQLite, ledger.Options{})
+			l, err := ledger.New(sqldb.SQLite, ledger.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

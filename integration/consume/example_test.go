@@ -10,6 +10,7 @@ import (
 	"github.com/idgen/idgen/runtime/consume"
 	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // order is the message type of the examples; an adapter passes its own Delivery.
@@ -26,7 +27,7 @@ func ExampleOnceTx() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	dl, err := ledger.New(idem.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -86,7 +87,7 @@ func ExampleOnceTxBatch() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	dl, err := ledger.New(idem.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/idgen/idgen/integration/internal/consumetest"
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // lossy wraps a database/sql driver so that a COMMIT that succeeded can answer an error,
@@ -88,7 +88,7 @@ func TestOnceTxLostCommit(t *testing.T) {
 	var lose atomic.Bool
 	db := sql.OpenDB(connector{lossy{plain.Driver(), &lose}, dsn})
 	defer db.Close()
-	l, err := ledger.New(idem.SQLite, ledger.Options{})
+	l, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/plugins/redis/redisidem"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 func TestNewNeedsScope(t *testing.T) {
@@ -126,7 +127,7 @@ func failingStores(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sdb.Close() })
-	ss, err := idem.NewSQL(sdb, idem.SQLite, idem.SQLOptions{})
+	ss, err := idem.NewSQL(sdb, sqldb.SQLite, idem.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func failingStores(t *testing.T) []struct {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { pdb.Close() })
-		ps, _ := idem.NewSQL(pdb, idem.Postgres, idem.SQLOptions{})
+		ps, _ := idem.NewSQL(pdb, sqldb.Postgres, idem.SQLOptions{})
 		out = append(out, struct {
 			name    string
 			store   idem.Store

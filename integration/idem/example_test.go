@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // accountOf stands in for authentication: the caller's account.
@@ -33,7 +34,7 @@ func ExampleNew() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	store, err := idem.NewSQL(db, idem.SQLite, idem.SQLOptions{})
+	store, err := idem.NewSQL(db, sqldb.SQLite, idem.SQLOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idgen/idgen/integration/internal/testproc"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // freshEnv makes the test binary a child of TestFreshDatabase; its value is a freshSpec in
@@ -21,7 +22,7 @@ const freshEnv = "IDGEN_IDEM_FRESH_CHILD"
 
 type freshSpec struct {
 	Driver, DSN string
-	Dialect     idem.Dialect
+	Dialect     sqldb.Dialect
 }
 
 func TestMain(m *testing.M) {
@@ -84,7 +85,7 @@ func TestFreshDatabase(t *testing.T) {
 			for round := range rounds {
 				t.Run(fmt.Sprint(round), func(t *testing.T) {
 					dsn := b.dsn(t, "idem_fresh")
-					if b.dialect == idem.SQLite {
+					if b.dialect == sqldb.SQLite {
 						// The file itself, in WAL mode: eight processes switching a new file
 						// to WAL at once get SQLITE_BUSY from the switch, which is not what
 						// this test is about (the table is still to be created).

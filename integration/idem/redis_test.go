@@ -61,7 +61,7 @@ func sharedRedis(tb testing.TB, c *redis.Client, prefix string) *redisidem.Store
 func TestRedisStore(t *testing.T) {
 	c, prefix := redisClient(t)
 	s := sharedRedis(t, c, prefix)
-	conformance(t, s, "")
+	conformance(t, s)
 
 	ctx := context.Background()
 	t.Run("responses", func(t *testing.T) {

@@ -61,7 +61,7 @@ func clusterStore(tb testing.TB, c *redis.ClusterClient, prefix string) *redisid
 func TestRedisClusterStore(t *testing.T) {
 	c, prefix := clusterClient(t)
 	s := clusterStore(t, c, prefix)
-	conformance(t, s, "")
+	conformance(t, s)
 
 	t.Run("purge on every master", func(t *testing.T) {
 		ctx := context.Background()

@@ -17,21 +17,22 @@ import (
 
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // sqlBackend is one database an SQL store is tested on.
 type sqlBackend struct {
 	name, driver string
-	dialect      idem.Dialect
+	dialect      sqldb.Dialect
 	env          string // the variable naming the server; "" for SQLite, always run
 	// dsn returns a DSN for a fresh database, named after name on a server.
 	dsn func(tb testing.TB, name string) string
 }
 
 var sqlBackends = []sqlBackend{
-	{name: "postgres", driver: "pgx", dialect: idem.Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
-	{name: "mysql", driver: "mysql", dialect: idem.MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
-	{name: "sqlite", driver: "sqlite", dialect: idem.SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
+	{name: "postgres", driver: "pgx", dialect: sqldb.Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
+	{name: "mysql", driver: "mysql", dialect: sqldb.MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
+	{name: "sqlite", driver: "sqlite", dialect: sqldb.SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
 }
 
 // open returns a handle on the database at dsn, closed when the test ends: one process's
@@ -97,7 +98,7 @@ func TestSQLStore(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			dsn := b.dsn(t, "idem_sql")
 			s := b.store(t, b.open(t, dsn))
-			conformance(t, s, "")
+			conformance(t, s)
 			t.Run("keys and responses", func(t *testing.T) { sqlRoundTrip(t, s) })
 			t.Run("two processes", func(t *testing.T) {
 				// Two handles with their own pools and stores: what two processes sharing
@@ -123,7 +124,7 @@ func TestSQLStoreFoundRows(t *testing.T) {
 	}
 	found, nFound := countingDB(t, b, dsn+sep+"clientFoundRows=true")
 	s := b.store(t, found)
-	conformance(t, s, "")
+	conformance(t, s)
 	changed, nChanged := countingDB(t, b, dsn)
 	for _, c := range []struct {
 		what string
@@ -323,7 +324,7 @@ func ExampleNewSQL() {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1) // every connection to :memory: is a database of its own
-	store, err := idem.NewSQL(db, idem.SQLite, idem.SQLOptions{})
+	store, err := idem.NewSQL(db, sqldb.SQLite, idem.SQLOptions{})
 	if err != nil {
 		panic(err)
 	}

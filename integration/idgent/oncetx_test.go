@@ -11,8 +11,8 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent"
 	"github.com/idgen/idgen/examples/ent/ent/event"
 	"github.com/idgen/idgen/plugins/idgent"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestOnceTx: a message's effect (an Event named after it, no unique index) happens once
@@ -22,7 +22,7 @@ func TestOnceTx(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range databases(t, "ent_oncetx") {
 		t.Run(e.name, func(t *testing.T) {
-			dialect := map[string]idem.Dialect{"sqlite": idem.SQLite, "postgres": idem.Postgres, "mysql": idem.MySQL}[e.name]
+			dialect := map[string]sqldb.Dialect{"sqlite": sqldb.SQLite, "postgres": sqldb.Postgres, "mysql": sqldb.MySQL}[e.name]
 			dl, err := ledger.New(dialect, ledger.Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/plugins/idgorm"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 func TestAssign(t *testing.T) {
@@ -156,7 +157,7 @@ func TestSegmentSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	sqlDB, _ := db.DB()
-	store, err := segment.NewSQL(sqlDB, segment.SQLite, segment.SQLOptions{})
+	store, err := segment.NewSQL(sqlDB, sqldb.SQLite, segment.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/idgen/idgen/plugins/idgorm"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Shipment is a consumer's effect: no unique index on MsgID, so only the ledger keeps a
@@ -28,7 +28,7 @@ func TestOnceTx(t *testing.T) {
 			if err := db.AutoMigrate(&Shipment{}); err != nil {
 				t.Fatal(err)
 			}
-			dialect := map[string]idem.Dialect{"sqlite": idem.SQLite, "postgres": idem.Postgres, "mysql": idem.MySQL}[e.name]
+			dialect := map[string]sqldb.Dialect{"sqlite": sqldb.SQLite, "postgres": sqldb.Postgres, "mysql": sqldb.MySQL}[e.name]
 			dl, err := ledger.New(dialect, ledger.Options{})
 			if err != nil {
 				t.Fatal(err)

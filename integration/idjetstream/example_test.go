@@ -13,8 +13,8 @@ import (
 
 	"github.com/idgen/idgen/plugins/idjetstream"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // An order consumer whose effect is a row in PostgreSQL, exactly once: the Nats-Msg-Id is
@@ -48,7 +48,7 @@ func ExampleNewConsumer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	dl, err := ledger.New(idem.Postgres, ledger.Options{})
+	dl, err := ledger.New(sqldb.Postgres, ledger.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

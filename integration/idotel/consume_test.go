@@ -10,8 +10,8 @@ import (
 
 	"github.com/idgen/idgen/plugins/idotel"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestConsumer runs consume.OnceTx on SQLite as a broker adapter does and reports each
@@ -25,7 +25,7 @@ func TestConsumer(t *testing.T) {
 	}
 	db := openSQLite(t)
 	ctx := context.Background()
-	dl, err := ledger.New(idem.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // The examples that need a database live here, beside the tests that do, so that
@@ -75,7 +76,7 @@ func ExampleNewLease() {
 		panic(err)
 	}
 	defer db.Close()
-	b, err := lease.NewSQL(db, lease.SQLite, lease.SQLOptions{})
+	b, err := lease.NewSQL(db, sqldb.SQLite, lease.SQLOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -112,7 +113,7 @@ func ExampleNewSegment() {
 		panic(err)
 	}
 	defer db.Close()
-	store, err := segment.NewSQL(db, segment.SQLite, segment.SQLOptions{})
+	store, err := segment.NewSQL(db, sqldb.SQLite, segment.SQLOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/idgen/idgen/plugins/idotel"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // openSQLite opens a database file of the test's own, as the SQL stores want SQLite.
@@ -38,7 +39,7 @@ func TestLease(t *testing.T) {
 	}
 	events := make(chan lease.Event, 100)
 	db := openSQLite(t)
-	b, err := lease.NewSQL(db, lease.SQLite, lease.SQLOptions{})
+	b, err := lease.NewSQL(db, sqldb.SQLite, lease.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

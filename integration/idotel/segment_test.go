@@ -6,6 +6,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/idotel"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestSegment draws 15 IDs in blocks of 10 from SQLite: two reservations of 10 IDs, the
@@ -17,7 +18,7 @@ func TestSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer obs.Close()
-	store, err := segment.NewSQL(openSQLite(t), segment.SQLite, segment.SQLOptions{})
+	store, err := segment.NewSQL(openSQLite(t), sqldb.SQLite, segment.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

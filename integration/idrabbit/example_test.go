@@ -11,8 +11,8 @@ import (
 
 	"github.com/idgen/idgen/plugins/idrabbit"
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // An order consumer whose effect is a row in PostgreSQL, exactly once: the message ID is
@@ -36,7 +36,7 @@ func ExampleNewConsumer() {
 	if _, _, err := idrabbit.DeclareQueue(ch, "orders", idrabbit.QueueOptions{}); err != nil {
 		log.Fatal(err)
 	}
-	dl, err := ledger.New(idem.Postgres, ledger.Options{})
+	dl, err := ledger.New(sqldb.Postgres, ledger.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

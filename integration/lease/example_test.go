@@ -13,6 +13,7 @@ import (
 
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Three processes (here three leases in one) share worker IDs 0 and 1 through a SQLite
@@ -29,7 +30,7 @@ func Example() {
 		panic(err)
 	}
 	defer db.Close()
-	backend, err := lease.NewSQL(db, lease.SQLite, lease.SQLOptions{}) // table idgen_lease, created if missing
+	backend, err := lease.NewSQL(db, sqldb.SQLite, lease.SQLOptions{}) // table idgen_lease, created if missing
 	if err != nil {
 		panic(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/idgen/idgen/plugins/redis/redislease"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/lease/leasetest"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // kinds are the stores every backend test runs against, SQLite always and the others when
@@ -72,7 +73,7 @@ func open(tg leasetest.Target, ns string) (lease.Backend, io.Closer, error) {
 		}
 		return b, c, nil
 	}
-	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]lease.Dialect{"sqlite": lease.SQLite, "postgres": lease.Postgres, "mysql": lease.MySQL}[tg.Kind]
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]sqldb.Dialect{"sqlite": sqldb.SQLite, "postgres": sqldb.Postgres, "mysql": sqldb.MySQL}[tg.Kind]
 	if driver == "" {
 		return nil, nil, fmt.Errorf("unknown backend kind %q", tg.Kind)
 	}

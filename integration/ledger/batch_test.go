@@ -17,6 +17,7 @@ import (
 
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // batchDBs returns a fresh database of each server (PostgreSQL and MySQL when their
@@ -24,7 +25,7 @@ import (
 // effects table without a unique index, so that only the ledger keeps a message from
 // running twice.
 func batchDBs(t *testing.T, opts ledger.Options) map[string]func(t *testing.T) (*sql.DB, *ledger.Ledger) {
-	open := func(t *testing.T, driver, dsn string, d ledger.Dialect) (*sql.DB, *ledger.Ledger) {
+	open := func(t *testing.T, driver, dsn string, d sqldb.Dialect) (*sql.DB, *ledger.Ledger) {
 		t.Helper()
 		db, err := sql.Open(driver, dsn)
 		if err != nil {
@@ -46,13 +47,13 @@ func batchDBs(t *testing.T, opts ledger.Options) map[string]func(t *testing.T) (
 	}
 	return map[string]func(t *testing.T) (*sql.DB, *ledger.Ledger){
 		"postgres": func(t *testing.T) (*sql.DB, *ledger.Ledger) {
-			return open(t, "pgx", testdb.Postgres(t, "ledger_batch"), ledger.Postgres)
+			return open(t, "pgx", testdb.Postgres(t, "ledger_batch"), sqldb.Postgres)
 		},
 		"mysql": func(t *testing.T) (*sql.DB, *ledger.Ledger) {
-			return open(t, "mysql", testdb.MySQL(t, "ledger_batch"), ledger.MySQL)
+			return open(t, "mysql", testdb.MySQL(t, "ledger_batch"), sqldb.MySQL)
 		},
 		"sqlite": func(t *testing.T) (*sql.DB, *ledger.Ledger) {
-			return open(t, "sqlite", testdb.SQLiteDSN(t), ledger.SQLite)
+			return open(t, "sqlite", testdb.SQLiteDSN(t), sqldb.SQLite)
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // OnceTx for a consumer whose effect is a row in the same database: the message key and
@@ -20,7 +21,7 @@ func ExampleOnceTx() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	dl, err := ledger.New(ledger.SQLite, ledger.Options{TTL: 7 * 24 * time.Hour})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{TTL: 7 * 24 * time.Hour})
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func ExampleLedger_Record() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	dl, err := ledger.New(ledger.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -107,7 +108,7 @@ func ExampleOnceTxBatch() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	dl, err := ledger.New(ledger.SQLite, ledger.Options{})
+	dl, err := ledger.New(sqldb.SQLite, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -9,22 +9,22 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/integration/internal/testdb"
-	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // sqlBackend is one database a ledger is tested on.
 type sqlBackend struct {
 	name, driver string
-	dialect      ledger.Dialect
+	dialect      sqldb.Dialect
 	env          string // the variable naming the server; "" for SQLite, always run
 	// dsn returns a DSN for a fresh database, named after name on a server.
 	dsn func(tb testing.TB, name string) string
 }
 
 var sqlBackends = []sqlBackend{
-	{name: "postgres", driver: "pgx", dialect: ledger.Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
-	{name: "mysql", driver: "mysql", dialect: ledger.MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
-	{name: "sqlite", driver: "sqlite", dialect: ledger.SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
+	{name: "postgres", driver: "pgx", dialect: sqldb.Postgres, env: testdb.PostgresEnv, dsn: testdb.Postgres},
+	{name: "mysql", driver: "mysql", dialect: sqldb.MySQL, env: testdb.MySQLEnv, dsn: testdb.MySQL},
+	{name: "sqlite", driver: "sqlite", dialect: sqldb.SQLite, dsn: func(tb testing.TB, _ string) string { return testdb.SQLiteDSN(tb) }},
 }
 
 // open returns a handle on the database at dsn, closed when the test ends.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Two allocators of one tag (two processes, say) share a SQLite file: each serves its own
@@ -27,7 +28,7 @@ func Example() {
 		panic(err)
 	}
 	defer db.Close()
-	store, err := segment.NewSQL(db, segment.SQLite, segment.SQLOptions{}) // table idgen_segment, created if missing
+	store, err := segment.NewSQL(db, sqldb.SQLite, segment.SQLOptions{}) // table idgen_segment, created if missing
 	if err != nil {
 		panic(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/plugins/redis/redissegment"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // target says where a store lives, in a form a child process can be handed.
@@ -89,7 +90,7 @@ func open(tg target) (segment.Store, io.Closer, error) {
 		}
 		return s, c, nil
 	}
-	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]segment.Dialect{"sqlite": segment.SQLite, "postgres": segment.Postgres, "mysql": segment.MySQL}[tg.Kind]
+	driver, dialect := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[tg.Kind], map[string]sqldb.Dialect{"sqlite": sqldb.SQLite, "postgres": sqldb.Postgres, "mysql": sqldb.MySQL}[tg.Kind]
 	if driver == "" {
 		return nil, nil, fmt.Errorf("unknown store kind %q", tg.Kind)
 	}

@@ -25,18 +25,19 @@ import (
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/ledger"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // servers are the databases the creation tests run on: SQLite always, the others when
 // their variable is set. Every test gets a new database.
 var servers = []struct {
-	dialect lease.Dialect
+	dialect sqldb.Dialect
 	driver  string
 	dsn     func(t testing.TB, name string) string
 }{
-	{lease.SQLite, "sqlite", func(t testing.TB, _ string) string { return testdb.SQLiteDSN(t) }},
-	{lease.Postgres, "pgx", func(t testing.TB, name string) string { return testdb.Postgres(t, "sqlstore_"+name) }},
-	{lease.MySQL, "mysql", func(t testing.TB, name string) string { return testdb.MySQL(t, "sqlstore_"+name) }},
+	{sqldb.SQLite, "sqlite", func(t testing.TB, _ string) string { return testdb.SQLiteDSN(t) }},
+	{sqldb.Postgres, "pgx", func(t testing.TB, name string) string { return testdb.Postgres(t, "sqlstore_"+name) }},
+	{sqldb.MySQL, "mysql", func(t testing.TB, name string) string { return testdb.MySQL(t, "sqlstore_"+name) }},
 }
 
 // stores are the SQL stores whose CreateTable runs their schema through sqlstore: each
@@ -45,30 +46,30 @@ var servers = []struct {
 var stores = []struct {
 	name   string
 	rounds int // races on new tables in TestCreateTableRace
-	create func(ctx context.Context, db *sql.DB, d lease.Dialect, table string) error
+	create func(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) error
 }{
-	{"ledger", 5, func(ctx context.Context, db *sql.DB, d lease.Dialect, table string) error {
+	{"ledger", 5, func(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) error {
 		l, err := ledger.New(d, ledger.Options{Table: table})
 		if err != nil {
 			return err
 		}
 		return l.CreateTable(ctx, db)
 	}},
-	{"lease", 2, func(ctx context.Context, db *sql.DB, d lease.Dialect, table string) error {
+	{"lease", 2, func(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) error {
 		s, err := lease.NewSQL(db, d, lease.SQLOptions{Table: table})
 		if err != nil {
 			return err
 		}
 		return s.CreateTable(ctx)
 	}},
-	{"segment", 2, func(ctx context.Context, db *sql.DB, d lease.Dialect, table string) error {
+	{"segment", 2, func(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) error {
 		s, err := segment.NewSQL(db, d, segment.SQLOptions{Table: table})
 		if err != nil {
 			return err
 		}
 		return s.CreateTable(ctx)
 	}},
-	{"idem", 2, func(ctx context.Context, db *sql.DB, d lease.Dialect, table string) error {
+	{"idem", 2, func(ctx context.Context, db *sql.DB, d sqldb.Dialect, table string) error {
 		s, err := idem.NewSQL(db, d, idem.SQLOptions{Table: table})
 		if err != nil {
 			return err
@@ -263,12 +264,12 @@ func TestCreateTableOnce(t *testing.T) {
 			missing := func(pkg string) (string, func() error) {
 				name := "later_" + pkg
 				switch srv.dialect {
-				case lease.SQLite:
+				case sqldb.SQLite:
 					return name, func() error {
 						_, err := db.Exec("ATTACH DATABASE ? AS "+name, testdb.SQLitePath(t))
 						return err
 					}
-				case lease.MySQL:
+				case sqldb.MySQL:
 					// A database of the test's own, dropped until it is wanted.
 					testdb.MySQL(t, "sqlstore_"+name)
 					name = "idgen_sqlstore_" + name + os.Getenv(testdb.SuffixEnv)

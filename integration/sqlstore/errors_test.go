@@ -11,8 +11,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // The drivers' real error types, which runtime/internal/sqlerr recognises without
@@ -49,20 +49,20 @@ func TestTransient(t *testing.T) {
 func TestCreateRace(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		dialect lease.Dialect
+		dialect sqldb.Dialect
 		err     error
 		race    bool
 	}{
-		{"pg catalog unique", lease.Postgres, fmt.Errorf("creating: %w", &pgconn.PgError{Code: "23505", ConstraintName: "pg_type_typname_nsp_index"}), true},
-		{"pg duplicate table", lease.Postgres, &pgconn.PgError{Code: "42P07"}, true},
-		{"pg duplicate object", lease.Postgres, &pgconn.PgError{Code: "42710"}, true},
-		{"pg deadlock", lease.Postgres, &pgconn.PgError{Code: "40P01"}, true},
-		{"pg syntax", lease.Postgres, &pgconn.PgError{Code: "42601"}, false},
-		{"pg permission", lease.Postgres, &pgconn.PgError{Code: "42501"}, false},
-		{"mysql table exists", lease.MySQL, &mysql.MySQLError{Number: 1050}, true},
-		{"mysql deadlock", lease.MySQL, &mysql.MySQLError{Number: 1213}, true},
-		{"mysql syntax", lease.MySQL, &mysql.MySQLError{Number: 1064}, false},
-		{"other", lease.Postgres, io.EOF, false},
+		{"pg catalog unique", sqldb.Postgres, fmt.Errorf("creating: %w", &pgconn.PgError{Code: "23505", ConstraintName: "pg_type_typname_nsp_index"}), true},
+		{"pg duplicate table", sqldb.Postgres, &pgconn.PgError{Code: "42P07"}, true},
+		{"pg duplicate object", sqldb.Postgres, &pgconn.PgError{Code: "42710"}, true},
+		{"pg deadlock", sqldb.Postgres, &pgconn.PgError{Code: "40P01"}, true},
+		{"pg syntax", sqldb.Postgres, &pgconn.PgError{Code: "42601"}, false},
+		{"pg permission", sqldb.Postgres, &pgconn.PgError{Code: "42501"}, false},
+		{"mysql table exists", sqldb.MySQL, &mysql.MySQLError{Number: 1050}, true},
+		{"mysql deadlock", sqldb.MySQL, &mysql.MySQLError{Number: 1213}, true},
+		{"mysql syntax", sqldb.MySQL, &mysql.MySQLError{Number: 1064}, false},
+		{"other", sqldb.Postgres, io.EOF, false},
 	} {
 		l, err := ledger.New(tc.dialect, ledger.Options{})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -23,19 +24,19 @@ func TestDetectDrivers(t *testing.T) {
 		want *uniq.Violation
 	}{
 		{"pgx unique", &pgconn.PgError{Code: "23505", ConstraintName: "users_email_key", TableName: "users", Detail: "Key (email)=(a) already exists."},
-			&uniq.Violation{Driver: uniq.Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
+			&uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
 		{"pgx unique translated", &pgconn.PgError{Code: "23505", ConstraintName: "users_pkey", TableName: "users", Detail: "Schlüssel »(id)=(1)« existiert bereits."},
-			&uniq.Violation{Driver: uniq.Postgres, Constraint: "users_pkey", Table: "users"}},
+			&uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_pkey", Table: "users"}},
 		{"pgx foreign key", &pgconn.PgError{Code: "23503", ConstraintName: "users_parent_id_fkey"}, nil},
 		{"pgx not null", &pgconn.PgError{Code: "23502"}, nil},
 		{"pgx check", &pgconn.PgError{Code: "23514"}, nil},
 		{"pgx exclusion", &pgconn.PgError{Code: "23P01"}, nil},
 		{"mysql 1062", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry '1' for key 'PRIMARY'"},
-			&uniq.Violation{Driver: uniq.MySQL, Constraint: "PRIMARY", PrimaryKey: true}},
+			&uniq.Violation{Driver: sqldb.MySQL, Constraint: "PRIMARY", PrimaryKey: true}},
 		{"mysql 1586", &mysql.MySQLError{Number: 1586, Message: "Duplicate entry 'a' for key 'users.users_email_key'"},
-			&uniq.Violation{Driver: uniq.MySQL, Constraint: "users_email_key", Table: "users"}},
+			&uniq.Violation{Driver: sqldb.MySQL, Constraint: "users_email_key", Table: "users"}},
 		{"mysql translated", &mysql.MySQLError{Number: 1062, Message: "Doppelter Eintrag '1' für Schlüssel 'PRIMARY'"},
-			&uniq.Violation{Driver: uniq.MySQL}},
+			&uniq.Violation{Driver: sqldb.MySQL}},
 		{"mysql foreign key", &mysql.MySQLError{Number: 1452}, nil},
 		{"mysql restrict", &mysql.MySQLError{Number: 1451}, nil},
 		{"mysql null", &mysql.MySQLError{Number: 1048}, nil},
@@ -92,9 +93,9 @@ func TestDuplicateError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{uniq.Violation{Driver: uniq.MySQL, Constraint: "PRIMARY", PrimaryKey: true}, nil, `uniq: duplicate key: primary key "PRIMARY"`},
-		{uniq.Violation{Driver: uniq.SQLite, Table: "users", Columns: []string{"tenant", "login"}}, nil, `uniq: duplicate key: unique constraint on table "users" (tenant, login)`},
-		{uniq.Violation{Driver: uniq.MySQL}, errors.New("Doppelter Eintrag"), `uniq: duplicate key: unique constraint: Doppelter Eintrag`},
+		{uniq.Violation{Driver: sqldb.MySQL, Constraint: "PRIMARY", PrimaryKey: true}, nil, `uniq: duplicate key: primary key "PRIMARY"`},
+		{uniq.Violation{Driver: sqldb.SQLite, Table: "users", Columns: []string{"tenant", "login"}}, nil, `uniq: duplicate key: unique constraint on table "users" (tenant, login)`},
+		{uniq.Violation{Driver: sqldb.MySQL}, errors.New("Doppelter Eintrag"), `uniq: duplicate key: unique constraint: Doppelter Eintrag`},
 	} {
 		if got := (&uniq.DuplicateError{Violation: tc.v, Err: tc.err}).Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/idgen/idgen/integration/internal/testdb"
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/uniq"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -177,10 +178,10 @@ func TestPostgres(t *testing.T) {
 
 // postgresWant is also what lib/pq reports, from the same protocol fields.
 var postgresWant = map[string]serverCase{
-	"primary key":                   {code: "23505", want: &uniq.Violation{Driver: uniq.Postgres, Constraint: "users_pkey", Table: "users", Columns: []string{"id"}}},
-	"unique constraint":             {code: "23505", want: &uniq.Violation{Driver: uniq.Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
-	"unique constraint two columns": {code: "23505", want: &uniq.Violation{Driver: uniq.Postgres, Constraint: "users_tenant_login_key", Table: "users", Columns: []string{"tenant", "login"}}},
-	"unique index":                  {code: "23505", want: &uniq.Violation{Driver: uniq.Postgres, Constraint: "idx_users_nick", Table: "users", Columns: []string{"nick"}}},
+	"primary key":                   {code: "23505", want: &uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_pkey", Table: "users", Columns: []string{"id"}}},
+	"unique constraint":             {code: "23505", want: &uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
+	"unique constraint two columns": {code: "23505", want: &uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_tenant_login_key", Table: "users", Columns: []string{"tenant", "login"}}},
+	"unique index":                  {code: "23505", want: &uniq.Violation{Driver: sqldb.Postgres, Constraint: "idx_users_nick", Table: "users", Columns: []string{"nick"}}},
 	"foreign key insert":            {code: "23503"},
 	"foreign key delete":            {code: "23503"},
 	"not null":                      {code: "23502"},
@@ -200,9 +201,9 @@ CREATE UNIQUE INDEX "Accounts_lower_handle" ON "Accounts" (lower("Handle"));
 INSERT INTO "Accounts" VALUES (1, 'Al');`)
 	run(t, func(stmt string) error { _, err := db.Exec(stmt); return err }, []serverCase{
 		{"quoted primary key", `INSERT INTO "Accounts" VALUES (1, 'Bo')`, "23505",
-			&uniq.Violation{Driver: uniq.Postgres, Constraint: "Accounts_pkey", Table: "Accounts", Columns: []string{"ID"}}},
+			&uniq.Violation{Driver: sqldb.Postgres, Constraint: "Accounts_pkey", Table: "Accounts", Columns: []string{"ID"}}},
 		{"expression index", `INSERT INTO "Accounts" VALUES (2, 'AL')`, "23505",
-			&uniq.Violation{Driver: uniq.Postgres, Constraint: "Accounts_lower_handle", Table: "Accounts"}},
+			&uniq.Violation{Driver: sqldb.Postgres, Constraint: "Accounts_lower_handle", Table: "Accounts"}},
 	})
 }
 
@@ -258,7 +259,7 @@ func TestPostgresLocalized(t *testing.T) {
 			continue
 		}
 		t.Logf("lc_messages %s: %s; DETAIL: %s", loc, pg.Message, pg.Detail)
-		check(t, raw, &uniq.Violation{Driver: uniq.Postgres, Constraint: "users_email_key", Table: "users"})
+		check(t, raw, &uniq.Violation{Driver: sqldb.Postgres, Constraint: "users_email_key", Table: "users"})
 		// Codes are never translated, so the non-duplicates stay non-duplicates.
 		check(t, exec(insert(map[string]string{"parent_id": "99"})), nil)
 		return
@@ -299,9 +300,9 @@ func TestPostgresGORM(t *testing.T) {
 			if translate && !errors.Is(err, gorm.ErrDuplicatedKey) {
 				t.Errorf("TranslateError: %v is not gorm.ErrDuplicatedKey", err)
 			}
-			check(t, err, &uniq.Violation{Driver: uniq.Postgres, Constraint: "idx_gorm_users_email", Table: "gorm_users", Columns: []string{"email"}})
+			check(t, err, &uniq.Violation{Driver: sqldb.Postgres, Constraint: "idx_gorm_users_email", Table: "gorm_users", Columns: []string{"email"}})
 			err = db.Create(&gormUser{ID: 1, Email: "bo@example.com"}).Error
-			check(t, err, &uniq.Violation{Driver: uniq.Postgres, Constraint: "gorm_users_pkey", Table: "gorm_users", Columns: []string{"id"}})
+			check(t, err, &uniq.Violation{Driver: sqldb.Postgres, Constraint: "gorm_users_pkey", Table: "gorm_users", Columns: []string{"id"}})
 			err = db.Create(&gormUser{ID: 3}).Error // empty email is allowed by NOT NULL
 			if err != nil {
 				t.Fatal(err)
@@ -341,7 +342,7 @@ func mysqlWant(db *sql.DB) map[string]serverCase {
 		table = "users"
 	}
 	v := func(key string) *uniq.Violation {
-		return &uniq.Violation{Driver: uniq.MySQL, Constraint: key, Table: table, PrimaryKey: key == "PRIMARY"}
+		return &uniq.Violation{Driver: sqldb.MySQL, Constraint: key, Table: table, PrimaryKey: key == "PRIMARY"}
 	}
 	return map[string]serverCase{
 		"primary key":                   {code: "1062", want: v("PRIMARY")},
@@ -372,7 +373,7 @@ func TestMySQLLocalized(t *testing.T) {
 	if e, ok := errors.AsType[*mysql.MySQLError](raw); !ok || strings.HasPrefix(e.Message, "Duplicate entry") {
 		t.Skipf("the server did not translate: %v", raw)
 	}
-	check(t, raw, &uniq.Violation{Driver: uniq.MySQL})
+	check(t, raw, &uniq.Violation{Driver: sqldb.MySQL})
 	_, err := db.Exec(insert(map[string]string{"parent_id": "99"}))
 	check(t, err, nil)
 }
@@ -384,10 +385,10 @@ func TestSQLite(t *testing.T) {
 }
 
 var sqliteWant = map[string]serverCase{
-	"primary key":                   {code: "1555", want: &uniq.Violation{Driver: uniq.SQLite, Table: "users", Columns: []string{"id"}, PrimaryKey: true}},
-	"unique constraint":             {code: "2067", want: &uniq.Violation{Driver: uniq.SQLite, Table: "users", Columns: []string{"email"}}},
-	"unique constraint two columns": {code: "2067", want: &uniq.Violation{Driver: uniq.SQLite, Table: "users", Columns: []string{"tenant", "login"}}},
-	"unique index":                  {code: "2067", want: &uniq.Violation{Driver: uniq.SQLite, Table: "users", Columns: []string{"nick"}}},
+	"primary key":                   {code: "1555", want: &uniq.Violation{Driver: sqldb.SQLite, Table: "users", Columns: []string{"id"}, PrimaryKey: true}},
+	"unique constraint":             {code: "2067", want: &uniq.Violation{Driver: sqldb.SQLite, Table: "users", Columns: []string{"email"}}},
+	"unique constraint two columns": {code: "2067", want: &uniq.Violation{Driver: sqldb.SQLite, Table: "users", Columns: []string{"tenant", "login"}}},
+	"unique index":                  {code: "2067", want: &uniq.Violation{Driver: sqldb.SQLite, Table: "users", Columns: []string{"nick"}}},
 	"foreign key insert":            {code: "787"},
 	"foreign key delete":            {code: "787"},
 	"not null":                      {code: "1299"},
@@ -406,9 +407,9 @@ CREATE UNIQUE INDEX idx_accounts_lower_handle ON accounts (lower(handle));
 INSERT INTO accounts VALUES ('a', 'Al');`)
 	run(t, func(stmt string) error { _, err := db.Exec(stmt); return err }, []serverCase{
 		{"text primary key", "INSERT INTO accounts VALUES ('a', 'Bo')", "1555",
-			&uniq.Violation{Driver: uniq.SQLite, Table: "accounts", Columns: []string{"code"}, PrimaryKey: true}},
+			&uniq.Violation{Driver: sqldb.SQLite, Table: "accounts", Columns: []string{"code"}, PrimaryKey: true}},
 		{"expression index", "INSERT INTO accounts VALUES ('b', 'AL')", "2067",
-			&uniq.Violation{Driver: uniq.SQLite, Constraint: "idx_accounts_lower_handle"}},
+			&uniq.Violation{Driver: sqldb.SQLite, Constraint: "idx_accounts_lower_handle"}},
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/millis"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -57,19 +58,10 @@ func New(client *clientv3.Client, opts Options) (*Backend, error) {
 // followed by a worker ID in decimal.
 func (b *Backend) Keys() []string { return []string{b.holder, b.owner, b.expires, b.last} }
 
-// ms formats t as 16 decimal digits of Unix milliseconds (rounded up, as the other
-// backends do), 0 for the zero time: etcd compares values as bytes, and fixed width makes
+// ms formats t as 16 decimal digits of Unix milliseconds (millis.Of: rounded up, as every
+// backend does), 0 for the zero time: etcd compares values as bytes, and fixed width makes
 // that numeric.
-func ms(t time.Time) string {
-	var v int64
-	if !t.IsZero() {
-		v = t.UnixMilli()
-		if time.UnixMilli(v).Before(t) {
-			v++
-		}
-	}
-	return fmt.Sprintf("%016d", v)
-}
+func ms(t time.Time) string { return fmt.Sprintf("%016d", millis.Of(t)) }
 
 // parseMs reads a value ms wrote; missing or bad values are the zero time.
 func parseMs(kvs []*mvccpb.KeyValue) time.Time {
@@ -77,10 +69,10 @@ func parseMs(kvs []*mvccpb.KeyValue) time.Time {
 		return time.Time{}
 	}
 	v, err := strconv.ParseInt(string(kvs[0].Value), 10, 64)
-	if err != nil || v <= 0 {
+	if err != nil {
 		return time.Time{}
 	}
-	return time.UnixMilli(v)
+	return millis.Time(v)
 }
 
 // ttlSeconds is ttl in whole seconds, rounded up, at least 1: what etcd can grant.

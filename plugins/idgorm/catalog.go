@@ -7,22 +7,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"gorm.io/gorm"
 )
 
 // tableID names one table of one database in the plugin's catalog caches.
 type tableID struct {
 	pool    *sql.DB
-	dialect string
+	dialect sqldb.Dialect
 	table   string
 }
 
 func newTableID(db *gorm.DB, table string) tableID {
-	id := tableID{dialect: db.Dialector.Name(), table: table}
+	id := tableID{dialect: dialectOf(db), table: table}
 	if pool, err := db.DB(); err == nil {
 		id.pool = pool
 	}
 	return id
+}
+
+// dialectOf returns the database behind db as idgorm reads its catalog: GORM's dialector
+// names "postgres", "mysql" (MariaDB too) and "sqlite" (every SQLite driver's dialector);
+// 0 for any other, whose catalog idgorm does not read.
+func dialectOf(db *gorm.DB) sqldb.Dialect {
+	switch db.Dialector.Name() {
+	case "postgres":
+		return sqldb.Postgres
+	case "mysql":
+		return sqldb.MySQL
+	case "sqlite":
+		return sqldb.SQLite
+	}
+	return 0
 }
 
 // splitTable splits a qualified table name into its schema (or database) and name.
@@ -114,22 +130,22 @@ func mapRows(dest any) []reflect.Value {
 
 // readPrimaryKey reads the primary-key columns of table from the catalog, on the caller's
 // connection; none for a table that does not exist (the insert then fails on its own).
-func readPrimaryKey(db *gorm.DB, dialect, table string) ([]keyColumn, error) {
+func readPrimaryKey(db *gorm.DB, dialect sqldb.Dialect, table string) ([]keyColumn, error) {
 	schemaName, name := splitTable(table)
 	var q string
 	var args []any
 	switch dialect {
-	case "postgres":
+	case sqldb.Postgres:
 		q = `SELECT a.attname, a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> ''
 FROM pg_index x JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = ANY(x.indkey)
 WHERE x.indrelid = to_regclass(?) AND x.indisprimary`
 		args = []any{pgQuote(schemaName, name)}
-	case "mysql":
+	case sqldb.MySQL:
 		q = `SELECT COLUMN_NAME, COLUMN_DEFAULT IS NOT NULL OR EXTRA LIKE '%auto_increment%' OR COALESCE(GENERATION_EXPRESSION, '') <> ''
 FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND COLUMN_KEY = 'PRI'`
 		args = []any{nullIfEmpty(schemaName), name}
-	case "sqlite":
+	case sqldb.SQLite:
 		// A sole INTEGER primary key is the rowid: SQLite fills it.
 		q = `SELECT name, dflt_value IS NOT NULL OR (upper(type) = 'INTEGER' AND (SELECT count(*) FROM ` +
 			sqliteTableFn("pragma_table_info", schemaName) + ` WHERE pk > 0) = 1)
@@ -160,7 +176,7 @@ FROM ` + sqliteTableFn("pragma_table_info", schemaName) + ` WHERE pk > 0`
 // the text the driver writes, for other types, and when the catalog cannot tell.
 func (p *Plugin) timeUnit(db *gorm.DB, table, column string) time.Duration {
 	id := newTableID(db, table)
-	if id.dialect != "postgres" && id.dialect != "mysql" {
+	if id.dialect != sqldb.Postgres && id.dialect != sqldb.MySQL {
 		return 0
 	}
 	var digits map[string]int
@@ -188,19 +204,19 @@ func (p *Plugin) timeUnit(db *gorm.DB, table, column string) time.Duration {
 
 // readTimeDigits reads, for each time column of table (lowercased), the digits of a second
 // it keeps.
-func readTimeDigits(db *gorm.DB, dialect, table string) (map[string]int, error) {
+func readTimeDigits(db *gorm.DB, dialect sqldb.Dialect, table string) (map[string]int, error) {
 	schemaName, name := splitTable(table)
 	var q string
 	var args []any
 	switch dialect {
-	case "postgres":
+	case sqldb.Postgres:
 		// atttypmod is the declared precision, -1 for the default of 6.
 		q = `SELECT a.attname, CASE WHEN a.atttypmod < 0 THEN 6 ELSE a.atttypmod END
 FROM pg_attribute a
 WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped
 	AND a.atttypid IN ('timestamp'::regtype, 'timestamptz'::regtype, 'time'::regtype, 'timetz'::regtype)`
 		args = []any{pgQuote(schemaName, name)}
-	case "mysql":
+	case sqldb.MySQL:
 		q = `SELECT COLUMN_NAME, DATETIME_PRECISION FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? AND DATA_TYPE IN ('datetime', 'timestamp', 'time')`
 		args = []any{nullIfEmpty(schemaName), name}

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -114,8 +115,8 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 	cfg.TranslateError = false
 	tx.Config = &cfg
 	tx = tx.Set(idempotentKey, true)
-	dialect := db.Dialector.Name()
-	if dialect != "mysql" {
+	dialect := dialectOf(db)
+	if dialect != sqldb.MySQL {
 		cols := make([]clause.Column, len(keyFields))
 		for i, f := range keyFields {
 			cols[i] = clause.Column{Name: f.DBName}
@@ -135,7 +136,7 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 		return false, &NoUniqueKeyError{Model: s.Name, Table: table, Columns: columns, Index: o.index, Err: err}
 	default:
 		v, ok := uniq.As(err)
-		if !ok || dialect != "mysql" || !k.recognises(table, v) {
+		if !ok || dialect != sqldb.MySQL || !k.recognises(table, v) {
 			return false, translate(db, nameSQLiteDuplicate(db, table, uniq.Wrap(err)))
 		}
 	}
@@ -146,10 +147,10 @@ func CreateOrGet(db *gorm.DB, value any, opts ...Option) (created bool, err erro
 // only the columns: the one on exactly those columns in the catalog of table.
 func nameSQLiteDuplicate(db *gorm.DB, table string, err error) error {
 	dup, ok := errors.AsType[*uniq.DuplicateError](err)
-	if !ok || dup.Driver != uniq.SQLite || dup.Constraint != "" || len(dup.Columns) == 0 {
+	if !ok || dup.Driver != sqldb.SQLite || dup.Constraint != "" || len(dup.Columns) == 0 {
 		return err
 	}
-	indexes, _, cerr := readCatalog(db, "sqlite", table)
+	indexes, _, cerr := readCatalog(db, sqldb.SQLite, table)
 	if cerr != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func isTime(f *schema.Field) bool {
 }
 
 // load reads the row holding the key into value and checks the payload.
-func (p *Plugin) load(db *gorm.DB, s *schema.Schema, table string, value any, keyFields, checkFields []*schema.Field, want []any, key []string, dialect string) error {
+func (p *Plugin) load(db *gorm.DB, s *schema.Schema, table string, value any, keyFields, checkFields []*schema.Field, want []any, key []string, dialect sqldb.Dialect) error {
 	ctx := db.Statement.Context
 	rv := reflect.ValueOf(value)
 	fresh := reflect.New(s.ModelType)
@@ -188,7 +189,7 @@ func (p *Plugin) load(db *gorm.DB, s *schema.Schema, table string, value any, ke
 			v, _ := f.ValueOf(ctx, rv)
 			q = q.Where(clause.Eq{Column: clause.Column{Table: clause.CurrentTable, Name: f.DBName}, Value: v})
 		}
-		if dialect == "mysql" {
+		if dialect == sqldb.MySQL {
 			// A locking read sees the latest committed row, not the REPEATABLE READ
 			// snapshot; LOCK IN SHARE MODE is the spelling MySQL and MariaDB both accept.
 			q = q.Clauses(shareLock{})

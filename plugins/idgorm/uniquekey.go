@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"gorm.io/gorm"
 )
 
@@ -88,7 +89,7 @@ func (e *NoTableError) Is(target error) bool { return target == ErrNoTable }
 // session is caught by the insert itself, see CreateOrGet).
 type keyID struct {
 	pool    *sql.DB
-	dialect string
+	dialect sqldb.Dialect
 	table   string
 	columns string // the key's columns, sorted, joined by NUL
 }
@@ -112,13 +113,13 @@ type catalogIndex struct {
 // findKey returns the unique key on exactly columns of table, from the cache or else from
 // the database's catalog, with one statement on the caller's connection.
 func (p *Plugin) findKey(db *gorm.DB, model, table string, columns []string, index string) (keyID, *uniqueKey, error) {
-	dialect := db.Dialector.Name()
+	dialect := dialectOf(db)
 	id := keyID{dialect: dialect, table: table, columns: strings.Join(sortedCopy(columns), "\x00")}
 	if pool, err := db.DB(); err == nil {
 		id.pool = pool
 	}
 	same := strings.EqualFold
-	if dialect == "postgres" {
+	if dialect == sqldb.Postgres {
 		// Quoted identifiers: GORM quotes every name, so case counts.
 		same = func(a, b string) bool { return a == b }
 	}
@@ -183,7 +184,7 @@ func (p *Plugin) forget(id keyID) { p.keys.Delete(id) }
 // query on the caller's connection (its transaction, if any), so it sees the tables the
 // INSERT will see: those made earlier in the transaction, and on PostgreSQL those its
 // search_path leads to.
-func readCatalog(db *gorm.DB, dialect, table string) (indexes []catalogIndex, exists bool, err error) {
+func readCatalog(db *gorm.DB, dialect sqldb.Dialect, table string) (indexes []catalogIndex, exists bool, err error) {
 	schemaName, name := "", table
 	if i := strings.LastIndexByte(table, '.'); i >= 0 {
 		schemaName, name = table[:i], table[i+1:]
@@ -191,7 +192,7 @@ func readCatalog(db *gorm.DB, dialect, table string) (indexes []catalogIndex, ex
 	var q string
 	var args []any
 	switch dialect {
-	case "postgres":
+	case sqldb.Postgres:
 		// to_regclass resolves the name as the INSERT does, through the search_path; every
 		// unique or primary-key constraint has an index of its name in pg_index. Only key
 		// columns count (not INCLUDE ones); an expression has attnum 0 and no attname.
@@ -204,7 +205,7 @@ LEFT JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) ON k.
 LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
 ORDER BY ic.relname, k.n`
 		args = []any{pgQuote(schemaName, name)}
-	case "mysql":
+	case sqldb.MySQL:
 		q = `SELECT 1, s.INDEX_NAME, s.SUB_PART IS NOT NULL, s.COLUMN_NAME
 FROM information_schema.TABLES t
 LEFT JOIN information_schema.STATISTICS s
@@ -216,7 +217,7 @@ ORDER BY s.INDEX_NAME, s.SEQ_IN_INDEX`
 			sch = schemaName
 		}
 		args = []any{sch, name}
-	case "sqlite":
+	case sqldb.SQLite:
 		// table_info has a row per column of an existing table and marks the primary key,
 		// which index_list lacks when it is the rowid; index_info lists key columns, with
 		// no name for an expression.
@@ -236,7 +237,7 @@ WHERE il."unique"`
 			args = []any{name, schemaName, name, schemaName, schemaName}
 		}
 	default:
-		return nil, false, fmt.Errorf("idgorm: CreateOrGet does not know how to find unique indexes on %s", dialect)
+		return nil, false, fmt.Errorf("idgorm: CreateOrGet does not know how to find unique indexes on %q", db.Dialector.Name())
 	}
 	rows, err := db.Session(&gorm.Session{NewDB: true}).Raw(q, args...).Rows()
 	if err != nil {
@@ -259,7 +260,7 @@ WHERE il."unique"`
 	}
 	for rows.Next() {
 		switch dialect {
-		case "postgres":
+		case sqldb.Postgres:
 			var present bool
 			var name, column sql.NullString
 			var partial, expr, immediate, valid sql.NullBool
@@ -283,7 +284,7 @@ WHERE il."unique"`
 				column.String = "an expression"
 			}
 			add(name.String, column.String, why)
-		case "mysql":
+		case sqldb.MySQL:
 			var present int
 			var name, column sql.NullString
 			var prefix sql.NullBool
@@ -302,7 +303,7 @@ WHERE il."unique"`
 				column.String = "an expression"
 			}
 			add(name.String, column.String, why)
-		case "sqlite":
+		case sqldb.SQLite:
 			var name string
 			var partial, pk int64
 			var column sql.NullString

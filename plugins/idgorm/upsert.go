@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
@@ -61,8 +62,8 @@ func (p *Plugin) upsertOf(db *gorm.DB, fields []idField) *upsert {
 // prepare, before the insert, asks PostgreSQL and SQLite for the stored primary key of
 // each row of a DO UPDATE (RETURNING), and keeps u for afterUpsert.
 func (u *upsert) prepare(db *gorm.DB) {
-	switch db.Dialector.Name() {
-	case "postgres", "sqlite":
+	switch dialectOf(db) {
+	case sqldb.Postgres, sqldb.SQLite:
 		// DO NOTHING returns no row for a conflict, and DO UPDATE ... WHERE none for a row
 		// the condition kept: then the rows cannot be matched in order, and afterUpsert
 		// reads the stored IDs.
@@ -115,8 +116,8 @@ func (p *Plugin) afterUpsert(db *gorm.DB) {
 func (u *upsert) resolve(db *gorm.DB) error {
 	stmt := db.Statement
 	ctx := stmt.Context
-	dialect := db.Dialector.Name()
-	if dialect != "mysql" && !strings.Contains(stmt.SQL.String(), "RETURNING") && db.RowsAffected == int64(rowCount(stmt.ReflectValue)) {
+	dialect := dialectOf(db)
+	if dialect != sqldb.MySQL && !strings.Contains(stmt.SQL.String(), "RETURNING") && db.RowsAffected == int64(rowCount(stmt.ReflectValue)) {
 		return nil // every row was inserted (RowsAffected counts them where no RETURNING inflates it)
 	}
 	var cols []*schema.Field
@@ -151,7 +152,7 @@ func (u *upsert) resolve(db *gorm.DB) error {
 	found := reflect.New(reflect.SliceOf(stmt.Schema.ModelType))
 	q := db.Session(&gorm.Session{NewDB: true, SkipHooks: true}).Unscoped().Table(stmt.Table).
 		Select(selects).Where(clause.Or(conds...))
-	if dialect == "mysql" {
+	if dialect == sqldb.MySQL {
 		q = q.Clauses(shareLock{}) // the rows the upsert met, not the REPEATABLE READ snapshot
 	}
 	if err := q.Find(found.Interface()).Error; err != nil {

@@ -13,7 +13,7 @@
 // after the window, and redeliveries, which JetStream makes whenever an acknowledgement
 // did not arrive within AckWait (a consumer that died, or was slow).
 //
-//	ledger, _ := ledger.New(idem.Postgres, ledger.Options{})
+//	ledger, _ := ledger.New(sqldb.Postgres, ledger.Options{})
 //	cons, _ := js.CreateOrUpdateConsumer(ctx, "ORDERS", jetstream.ConsumerConfig{
 //		Durable: "orders", AckPolicy: jetstream.AckExplicitPolicy,
 //		AckWait: 30 * time.Second, MaxDeliver: 5,

@@ -6,7 +6,7 @@
 // A Consumer reads a queue through a consume.Processor from github.com/idgen/idgen/runtime/consume,
 // which decides how a message's key makes the effect happen once:
 //
-//	l, _ := ledger.New(idem.Postgres, ledger.Options{})
+//	l, _ := ledger.New(sqldb.Postgres, ledger.Options{})
 //	c, err := idrabbit.NewConsumer(conn, consume.OnceTx(db, l,
 //		func(ctx context.Context, tx *sql.Tx, d idrabbit.Delivery) error {
 //			_, err := tx.ExecContext(ctx, "INSERT INTO orders (no, body) VALUES ($1, $2)", d.Key, d.Body)

@@ -2,11 +2,8 @@ package idem
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -101,16 +98,4 @@ func unquoteSF(v string) (string, error) {
 		}
 	}
 	return b.String(), nil
-}
-
-// scopedKey joins scope and key so that no two (scope, key) pairs give one string. A
-// scope longer than 64 bytes is replaced by its SHA-256, so a scoped key stays within
-// what the stores index (at most 330 bytes). It starts with a decimal digit, as no key of
-// Once does (see oncePrefix).
-func scopedKey(scope, key string) string {
-	if len(scope) > 64 {
-		sum := sha256.Sum256([]byte(scope))
-		scope = "sha256-" + hex.EncodeToString(sum[:])
-	}
-	return strconv.Itoa(len(scope)) + ":" + scope + ":" + key
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // TestParseKey: the bare and the Structured Field form of a key, and what is refused.
@@ -70,13 +72,13 @@ func FuzzKeyHeader(f *testing.F) {
 
 func TestScopedKey(t *testing.T) {
 	long := strings.Repeat("t", 1000)
-	if k := scopedKey(long, strings.Repeat("k", MaxKeyLen)); len(k) > 330 {
+	if k := ledger.ScopedKey(long, strings.Repeat("k", MaxKeyLen)); len(k) > 330 {
 		t.Errorf("scoped key of %d bytes", len(k))
 	}
-	if scopedKey("a:b", "c") == scopedKey("a", "b:c") {
+	if ledger.ScopedKey("a:b", "c") == ledger.ScopedKey("a", "b:c") {
 		t.Error("two scopes share a key")
 	}
-	if scopedKey(long, "k") == scopedKey(long+"x", "k") {
+	if ledger.ScopedKey(long, "k") == ledger.ScopedKey(long+"x", "k") {
 		t.Error("long scopes collide")
 	}
 }
@@ -94,7 +96,7 @@ func FuzzKeySpaces(f *testing.F) {
 		f.Add(s[0], s[1], s[2])
 	}
 	f.Fuzz(func(t *testing.T, scope, key, msg string) {
-		if OnceKey(msg) == scopedKey(scope, key) {
+		if OnceKey(msg) == ledger.ScopedKey(scope, key) {
 			t.Fatalf("Once key %q is the middleware's key of scope %q and key %q", msg, scope, key)
 		}
 		if OnceKey(msg) == OnceKey(key) && msg != key {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idgen/idgen/runtime/ledger"
 )
 
 // Config configures the HTTP middleware. Store and Scope are required; the rest have
@@ -245,7 +247,7 @@ func (m *Middleware) serveKeyed(w http.ResponseWriter, r *http.Request, next htt
 		return Refused
 	}
 	r.Body = &wk.in
-	wk.key = Key{Scope: scope, Value: key, Scoped: scopedKey(scope, key)}
+	wk.key = Key{Scope: scope, Value: key, Scoped: ledger.ScopedKey(scope, key)}
 	k := &wk.key
 	fp, err := m.fingerprint(r, body)
 	if err != nil {

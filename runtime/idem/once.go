@@ -23,7 +23,7 @@ type OnceOptions struct {
 }
 
 // oncePrefix starts every key Once claims in a Store. The middleware's keys start with a
-// decimal digit (the length of their scope, see scopedKey), so the two sets are disjoint
+// decimal digit (the length of their scope, see ledger.ScopedKey), so the two sets are disjoint
 // whatever text callers pass: that is what keeps a message ID from naming a request's
 // record in a Store both use, and the reverse.
 const oncePrefix = "once:"

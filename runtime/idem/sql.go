@@ -13,28 +13,9 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlbind"
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
-
-// Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]
-// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 8 or
-// MariaDB 10.3 or later, through go-sql-driver/mysql) or [SQLite] (3.35 or later, for
-// RETURNING). It is the Dialect of runtime/lease and runtime/segment too; its String
-// method returns "postgres", "mysql" or "sqlite".
-type Dialect = sqlstore.Dialect
-
-// Postgres, MySQL and SQLite are the dialects NewSQL knows.
-const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
-
-// TableError reports a table name NewSQL refuses. The name is spliced into SQL unquoted,
-// so it must be one or two dot-separated parts ("idgen_idempotency",
-// "app.idgen_idempotency"), each 1 to 63 ASCII letters, digits or underscores, not
-// starting with a digit; Reason says which part of the rule Table breaks. The same rule
-// and type hold in runtime/lease and runtime/segment. It matches ErrInvalidTable.
-type TableError = sqlstore.TableError
-
-// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of NewSQL
-// for a Dialect it does not know.
-var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // DefaultTable is the table an [SQL] store uses when SQLOptions.Table is empty.
 const DefaultTable = "idgen_idempotency"
@@ -57,7 +38,7 @@ func (e *KeyTooLongError) Error() string {
 // SQLOptions configures an [SQL] store. The zero value uses DefaultTable and time.Now.
 type SQLOptions struct {
 	// Table is the table of keys, DefaultTable if empty; it may be qualified by a schema
-	// ("app.idempotency") and must follow the rule of TableError.
+	// ("app.idempotency") and must follow the rule of sqldb.TableError.
 	Table string
 	// Now is the clock the store stamps and judges locks and TTLs by, time.Now if nil
 	// (tests move it). Every process sharing a table must use clocks that agree.
@@ -83,7 +64,7 @@ type SQLOptions struct {
 // many concurrent claims can starve each other of the file lock past the retries.
 type SQL struct {
 	db      *sql.DB
-	dialect Dialect
+	dialect sqldb.Dialect
 	table   string
 	now     func() time.Time
 
@@ -140,7 +121,10 @@ func (s *SQL) mysqlCounts(ctx context.Context) int32 {
 // NewSQL returns a store on db, which speaks dialect, in the table opts names. It does
 // not touch the database (db may be nil to get the Schema): call CreateTable, or run the
 // statements of Schema in your migrations.
-func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+//
+// NewSQL needs PostgreSQL 9.5, MySQL 8 or MariaDB 10.3, or SQLite 3.35 (for RETURNING)
+// or later.
+func NewSQL(db *sql.DB, dialect sqldb.Dialect, opts SQLOptions) (*SQL, error) {
 	table, err := sqlstore.ResolveTable("idem", dialect, opts.Table, DefaultTable)
 	if err != nil {
 		return nil, err
@@ -149,7 +133,7 @@ func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if dialect == MySQL {
+	if dialect == sqldb.MySQL {
 		s.claim = s.bind(claimMySQL)
 	} else {
 		s.claim = s.bind(claimSQL)
@@ -227,14 +211,14 @@ func (s *SQL) Schema() []string {
 	on := s.table
 	if i := strings.IndexByte(s.table, '.'); i >= 0 {
 		switch s.dialect {
-		case Postgres: // an index lives in its table's schema and is named without it
+		case sqldb.Postgres: // an index lives in its table's schema and is named without it
 			idx = s.table[i+1:] + "_expires_at"
-		case SQLite: // the schema qualifies the index, and the table is named without it
+		case sqldb.SQLite: // the schema qualifies the index, and the table is named without it
 			on = s.table[i+1:]
 		}
 	}
 	switch s.dialect {
-	case Postgres:
+	case sqldb.Postgres:
 		return []string{
 			"CREATE TABLE IF NOT EXISTS " + s.table + ` (
 	key          bytea    NOT NULL PRIMARY KEY,
@@ -249,7 +233,7 @@ func (s *SQL) Schema() []string {
 )`,
 			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
 		}
-	case MySQL:
+	case sqldb.MySQL:
 		if i := strings.IndexByte(idx, '.'); i >= 0 {
 			idx = idx[i+1:]
 		}
@@ -287,7 +271,7 @@ func (s *SQL) Schema() []string {
 // do not exist, safely when many processes start at once on a new database (a statement
 // that lost the creation race to another process is run again).
 func (s *SQL) CreateTable(ctx context.Context) error {
-	if err := sqlstore.CreateSchema(ctx, s.db, s.Schema()); err != nil {
+	if err := sqldb.CreateTables(ctx, s.db, s.Schema()...); err != nil {
 		return fmt.Errorf("idem: creating table %s: %w", s.table, err)
 	}
 	return nil
@@ -345,9 +329,9 @@ const (
 func (s *SQL) bind(tmpl string) sqlbind.Stmt {
 	key, style := "key", sqlbind.Dollar
 	switch s.dialect {
-	case MySQL:
+	case sqldb.MySQL:
 		key, style = "`key`", sqlbind.Positional
-	case SQLite:
+	case sqldb.SQLite:
 		style = sqlbind.Numbered
 	}
 	return sqlbind.Bind(strings.NewReplacer("{t}", s.table, "{key}", key).Replace(tmpl), style)
@@ -370,13 +354,13 @@ func (s *SQL) Claim(ctx context.Context, key, fingerprint string, lock time.Dura
 		return "", nil, err
 	}
 	token := NewToken()
-	changed := s.dialect == MySQL && s.mysqlCounts(ctx) == rowsChanged
+	changed := s.dialect == sqldb.MySQL && s.mysqlCounts(ctx) == rowsChanged
 	for range maxVanished {
 		now := s.now()
-		args := s.claim.Args([]byte(key), []byte(fingerprint), token, toMs(now, lock), toMs(now, 0))
+		args := s.claim.Args([]byte(key), []byte(fingerprint), token, millis.After(now, lock), millis.After(now, 0))
 		won := false
 		err := s.retry(ctx, func() error {
-			if s.dialect == MySQL {
+			if s.dialect == sqldb.MySQL {
 				res, err := s.db.ExecContext(ctx, s.claim.Query, args...)
 				if err != nil || !changed {
 					return err
@@ -428,7 +412,7 @@ func (s *SQL) Complete(ctx context.Context, key, token string, resp Response, tt
 		}
 		header = string(b)
 	}
-	args := s.complete.Args([]byte(key), token, toMs(s.now(), ttl), int64(resp.Status), header, resp.Body)
+	args := s.complete.Args([]byte(key), token, millis.After(s.now(), ttl), int64(resp.Status), header, resp.Body)
 	return s.change(ctx, "completing", s.complete.Query, args)
 }
 
@@ -447,8 +431,8 @@ func (s *SQL) Renew(ctx context.Context, key, token string, lock time.Duration) 
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, toMs(s.now(), lock)))
-	if errors.Is(err, ErrNotHolder) && s.dialect == MySQL {
+	err := s.change(ctx, "renewing", s.renew.Query, s.renew.Args([]byte(key), token, millis.After(s.now(), lock)))
+	if errors.Is(err, ErrNotHolder) && s.dialect == sqldb.MySQL {
 		rec, holder, rerr := s.read(ctx, key)
 		if rerr == nil && holder == token && rec.State == InProgress {
 			return nil
@@ -527,7 +511,7 @@ func (s *SQL) read(ctx context.Context, key string) (*Record, string, error) {
 func (s *SQL) Purge(ctx context.Context) (int, error) {
 	var n int64
 	err := s.retry(ctx, func() error {
-		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(toMs(s.now(), 0))...)
+		res, err := s.db.ExecContext(ctx, s.purge.Query, s.purge.Args(millis.After(s.now(), 0))...)
 		if err != nil {
 			return err
 		}
@@ -546,13 +530,6 @@ func checkKey(key string) error {
 	}
 	return nil
 }
-
-// toMs returns now+d in Unix milliseconds.
-func toMs(now time.Time, d time.Duration) int64 { return now.UnixMilli() + ceilMs(d) }
-
-// ceilMs returns d in milliseconds, rounded up so that a positive duration never becomes
-// none.
-func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
@@ -574,7 +551,7 @@ func (s *SQL) retry(ctx context.Context, fn func() error) error {
 		} else if time.Now().After(deadline) {
 			return err
 		}
-		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
+		if perr := sqldb.Pause(ctx, attempt); perr != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestNewSQL: the schema of each dialect, qualified tables, unknown dialects, and the
@@ -14,17 +15,17 @@ import (
 // touches no database, so this needs none.
 func TestNewSQL(t *testing.T) {
 	for _, tc := range []struct {
-		dialect Dialect
+		dialect sqldb.Dialect
 		table   string
 		err     error
 		schema  []string // a fragment of each statement
 	}{
-		{Postgres, "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
-		{Postgres, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
-		{MySQL, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
-		{SQLite, "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
-		{Dialect(9), "", ErrUnknownDialect, nil},
-		{0, "", ErrUnknownDialect, nil},
+		{sqldb.Postgres, "", nil, []string{"TABLE IF NOT EXISTS idgen_idempotency (", "INDEX IF NOT EXISTS idgen_idempotency_expires_at ON idgen_idempotency "}},
+		{sqldb.Postgres, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (", "INDEX IF NOT EXISTS idem_expires_at ON app.idem "}},
+		{sqldb.MySQL, "app.idem", nil, []string{"TABLE IF NOT EXISTS app.idem (\n\t`key`"}},
+		{sqldb.SQLite, "main.idem", nil, []string{"TABLE IF NOT EXISTS main.idem (", "INDEX IF NOT EXISTS main.idem_expires_at ON idem "}},
+		{sqldb.Dialect(9), "", sqldb.ErrUnknownDialect, nil},
+		{0, "", sqldb.ErrUnknownDialect, nil},
 	} {
 		s, err := NewSQL(nil, tc.dialect, SQLOptions{Table: tc.table})
 		if !errors.Is(err, tc.err) {
@@ -45,14 +46,14 @@ func TestNewSQL(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+	for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 		for _, name := range sqlstore.HostileTables() {
 			if name == "" {
 				continue // SQLOptions' zero value: DefaultTable
 			}
 			_, err := NewSQL(nil, d, SQLOptions{Table: name})
-			var te *TableError
-			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidTable) || !strings.HasPrefix(err.Error(), "idem: invalid table name ") {
+			var te *sqldb.TableError
+			if !errors.As(err, &te) || !errors.Is(err, sqldb.ErrInvalidTable) || !strings.HasPrefix(err.Error(), "idem: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q): %v, want a *TableError", d, name, err)
 			}
 		}
@@ -67,12 +68,12 @@ func TestNewSQL(t *testing.T) {
 // TestSQLBind: one statement template, the placeholders and key column of each dialect.
 func TestSQLBind(t *testing.T) {
 	for _, tc := range []struct {
-		dialect    Dialect
+		dialect    sqldb.Dialect
 		tmpl, want string
 	}{
-		{Postgres, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
-		{SQLite, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
-		{MySQL, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
+		{sqldb.Postgres, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT $1, $2, $1 FROM idgen_idempotency WHERE key = $10"},
+		{sqldb.SQLite, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?1, ?2, ?1 FROM idgen_idempotency WHERE key = ?10"},
+		{sqldb.MySQL, "SELECT $1, $2, $1 FROM {t} WHERE {key} = $10", "SELECT ?, ?, ? FROM idgen_idempotency WHERE `key` = ?"},
 	} {
 		s, err := NewSQL(nil, tc.dialect, SQLOptions{})
 		if err != nil {
@@ -86,7 +87,7 @@ func TestSQLBind(t *testing.T) {
 		if st.Query != tc.want {
 			t.Errorf("%s: %q, want %q", tc.dialect, st.Query, tc.want)
 		}
-		if got := fmt.Sprint(st.Args(args...)); tc.dialect == MySQL && got != "[1 2 1 10]" {
+		if got := fmt.Sprint(st.Args(args...)); tc.dialect == sqldb.MySQL && got != "[1 2 1 10]" {
 			t.Errorf("mysql arguments %s, want [1 2 1 10]", got)
 		}
 	}

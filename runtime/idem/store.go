@@ -50,6 +50,12 @@ type Record struct {
 
 // Store keeps idempotency keys. Implementations are safe for concurrent use and make every
 // transition atomic in the backing store.
+//
+// A store that keeps times in whole milliseconds rounds as package
+// [github.com/idgen/idgen/runtime/millis] does: lock and ttl round up (millis.Duration),
+// so a claim or a stored response never lasts less than asked, and a positive one never
+// becomes none. Keys arrive scoped (ledger.ScopedKey) and are opaque bytes to the store.
+// The conformance suite in package idemtest (Run) checks a Store against this contract.
 type Store interface {
 	// Claim takes key for the caller: when the key is absent, or in progress past its
 	// LockedUntil, or completed past its ExpiresAt, it records key as in progress with

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/idgen/idgen/runtime/lease/internal/millis"
+	"github.com/idgen/idgen/runtime/millis"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
@@ -16,6 +16,12 @@ import (
 // Redis in the package plugins/redis/redislease, etcd in the module plugins/etcdlease
 // (where expiry is etcd's own lease countdown, and the times recorded are the holders'); a
 // Lease drives it.
+//
+// A store that keeps times in whole milliseconds rounds as package
+// [github.com/idgen/idgen/runtime/millis] does: a recorded tick (last) rounds up, so the
+// next holder's floor is never below it, and a TTL rounds up, so a lease is never shorter
+// than asked. The conformance suite in package leasetest (RunBackend) checks a Backend
+// against this contract.
 type Backend interface {
 	// Acquire claims, for ttl and under token, the lowest worker ID in [0, max] that no
 	// live lease holds: one never leased, released, or expired. It fails with an
@@ -57,12 +63,11 @@ type Claim struct {
 // NewToken returns a random holder token: 26 characters of base32, 128 bits.
 func NewToken() string { return crand.Text() }
 
-// The stores keep times as Unix milliseconds, rounded as package millis says (the Redis
-// backend in plugins/redis/redislease keeps a copy of that package).
+// The SQL store keeps times as Unix milliseconds, rounded as package millis says.
 var (
 	toMs   = millis.Of
 	fromMs = millis.Time
-	ttlMs  = millis.TTL
+	ttlMs  = millis.Duration
 )
 
 // pause sleeps for a random 1 to 4 ms, or until ctx is done, between attempts that lost a

@@ -13,7 +13,7 @@
 // returned [*Lease] issues IDs with Next, NextContext, NextN and NextInt64, and Close
 // releases the ID on shutdown:
 //
-//	backend, err := lease.NewSQL(db, lease.Postgres, lease.SQLOptions{})
+//	backend, err := lease.NewSQL(db, sqldb.Postgres, lease.SQLOptions{})
 //	l, err := lease.Acquire(ctx, backend, lease.Config{Layout: snowflake.Classic(), TTL: 10 * time.Second})
 //	defer l.Close(context.Background())
 //	id, err := l.Next()

@@ -12,40 +12,16 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlbind"
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
-
-// Dialect is the SQL spoken by the database behind an [SQL] backend: [Postgres]
-// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 8 or
-// MariaDB 10.3 or later, through go-sql-driver/mysql) or [SQLite] (3.42 or later, for
-// unixepoch('subsec'), through modernc.org/sqlite or another driver: one machine, any
-// number of processes). Open SQLite in WAL mode with a busy timeout (modernc:
-// "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"); without one, a step that
-// finds the database busy is retried only about 100 times over a few hundred
-// milliseconds. It is the Dialect of runtime/segment and runtime/idem too.
-// Its String method returns "postgres", "mysql" or "sqlite".
-type Dialect = sqlstore.Dialect
-
-// Postgres, MySQL and SQLite are the dialects NewSQL knows.
-const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
-
-// TableError reports a table name NewSQL refuses. The name is spliced into SQL unquoted,
-// so it must be one or two dot-separated parts ("idgen_lease", "app.idgen_lease"), each 1
-// to 63 ASCII letters, digits or underscores, not starting with a digit; Reason says which
-// part of the rule Table breaks. The same rule and type hold in runtime/segment and
-// runtime/idem. It matches ErrInvalidTable.
-type TableError = sqlstore.TableError
-
-// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of NewSQL
-// for a Dialect it does not know.
-var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // DefaultTable is the lease table an [SQL] backend uses when given no name.
 const DefaultTable = "idgen_lease"
 
 // schema returns the statement that creates table, which CheckTable accepted, in d.
-func schema(d Dialect, table string) string {
+func schema(d sqldb.Dialect, table string) string {
 	switch d {
-	case Postgres:
+	case sqldb.Postgres:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	worker_id       bigint      NOT NULL PRIMARY KEY,
 	holder          varchar(64) NOT NULL,
@@ -53,7 +29,7 @@ func schema(d Dialect, table string) string {
 	last_ms         bigint      NOT NULL,
 	prev_expires_ms bigint      NOT NULL
 )`
-	case MySQL:
+	case sqldb.MySQL:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	worker_id       BIGINT      NOT NULL PRIMARY KEY,
 	holder          VARCHAR(64) NOT NULL,
@@ -61,7 +37,7 @@ func schema(d Dialect, table string) string {
 	last_ms         BIGINT      NOT NULL,
 	prev_expires_ms BIGINT      NOT NULL
 ) ENGINE=InnoDB`
-	case SQLite:
+	case sqldb.SQLite:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	worker_id       INTEGER NOT NULL PRIMARY KEY,
 	holder          TEXT    NOT NULL,
@@ -122,14 +98,14 @@ const (
 )
 
 // bind expands the template for dialect d and table.
-func bind(d Dialect, table, tmpl string) sqlbind.Stmt {
+func bind(d sqldb.Dialect, table, tmpl string) sqlbind.Stmt {
 	var now, greatest, least, dual string
 	switch d {
-	case Postgres:
+	case sqldb.Postgres:
 		now, greatest, least = "floor(extract(epoch FROM now()) * 1000)::bigint", "greatest", "least"
-	case MySQL:
+	case sqldb.MySQL:
 		now, greatest, least, dual = "FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000)", "GREATEST", "LEAST", " FROM DUAL"
-	case SQLite:
+	case sqldb.SQLite:
 		now, greatest, least = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min"
 	}
 	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual).Replace(tmpl)
@@ -141,7 +117,7 @@ func bind(d Dialect, table, tmpl string) sqlbind.Stmt {
 // read from the database's clock. Safe for concurrent use.
 type SQL struct {
 	db      *sql.DB
-	dialect Dialect
+	dialect sqldb.Dialect
 	table   string
 
 	claim, mine, held, renew, release, state sqlbind.Stmt
@@ -152,23 +128,28 @@ type SQL struct {
 // SQLOptions configures an [SQL] backend. The zero value uses DefaultTable.
 type SQLOptions struct {
 	// Table is the lease table's name, DefaultTable if empty. It may be qualified by a
-	// schema ("leases.idgen_lease"); a name that breaks the rule of [TableError] is
+	// schema ("leases.idgen_lease"); a name that breaks the rule of [sqldb.TableError] is
 	// refused.
 	Table string
 }
 
 // NewSQL returns a backend on the table opts.Table of db, which speaks dialect. A table
-// name that breaks the rule of [TableError] is refused with a *TableError, an unknown
+// name that breaks the rule of [sqldb.TableError] is refused with a *TableError, an unknown
 // dialect with an error matching ErrUnknownDialect. NewSQL does not touch db, which may be
 // nil to get only [SQL.Schema].
-func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+//
+// NewSQL needs PostgreSQL 9.5, MySQL 8 or MariaDB 10.3, or SQLite 3.42 (for
+// unixepoch('subsec'); one machine, any number of processes) or later. Open SQLite in WAL
+// mode with a busy timeout; without one, a step that finds the database busy is retried
+// only about 100 times over a few hundred milliseconds.
+func NewSQL(db *sql.DB, dialect sqldb.Dialect, opts SQLOptions) (*SQL, error) {
 	table, err := sqlstore.ResolveTable("lease", dialect, opts.Table, DefaultTable)
 	if err != nil {
 		return nil, err
 	}
 	s := &SQL{db: db, dialect: dialect, table: table}
 	s.claim = bind(dialect, table, claimSQL)
-	if dialect == MySQL {
+	if dialect == sqldb.MySQL {
 		s.claim = bind(dialect, table, claimMySQL)
 		s.mine = bind(dialect, table, mineMySQL)
 	}
@@ -221,10 +202,10 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 	for attempt := 0; ; attempt++ {
 		var c Claim
 		won := false
-		err := s.run(ctx, s.dialect != Postgres, func(q querier) error {
+		err := s.run(ctx, s.dialect != sqldb.Postgres, func(q querier) error {
 			var w, last, prev, exp int64
 			var err error
-			if s.dialect == MySQL {
+			if s.dialect == sqldb.MySQL {
 				if _, err = q.ExecContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...); err == nil {
 					err = q.QueryRowContext(ctx, s.mine.Query, s.mine.Args(token)...).Scan(&w, &last, &prev, &exp)
 				}
@@ -271,7 +252,7 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 // Renew implements Backend with one UPDATE conditioned on the token and on the lease not
 // having expired.
 func (s *SQL) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
-	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
+	err := s.run(ctx, s.dialect == sqldb.SQLite, func(q querier) error {
 		res, err := q.ExecContext(ctx, s.renew.Query, s.renew.Args(worker, token, ttlMs(ttl), toMs(last))...)
 		if err != nil {
 			return err
@@ -287,7 +268,7 @@ func (s *SQL) Renew(ctx context.Context, worker int64, token string, ttl time.Du
 // Release implements Backend with one UPDATE conditioned on the token; it keeps last_ms
 // and sets expires_ms to the database's clock.
 func (s *SQL) Release(ctx context.Context, worker int64, token string, last time.Time) error {
-	err := s.run(ctx, s.dialect == SQLite, func(q querier) error {
+	err := s.run(ctx, s.dialect == sqldb.SQLite, func(q querier) error {
 		res, err := q.ExecContext(ctx, s.release.Query, s.release.Args(worker, token, toMs(last))...)
 		if err != nil {
 			return err
@@ -343,7 +324,7 @@ func (s *SQL) run(ctx context.Context, tx bool, fn func(querier) error) error {
 		switch {
 		case !tx:
 			err = fn(s.db)
-		case s.dialect == SQLite:
+		case s.dialect == sqldb.SQLite:
 			err = s.immediate(ctx, fn)
 		default:
 			err = s.inTx(ctx, fn)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
 // in runtime/segment and runtime/idem, and the dialects.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := lease.NewSQL(nil, lease.Postgres, lease.SQLOptions{Table: name}); err != nil {
+		if _, err := lease.NewSQL(nil, sqldb.Postgres, lease.SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -23,16 +24,16 @@ func TestNewSQL(t *testing.T) {
 		if name == "" {
 			continue // DefaultTable
 		}
-		for _, d := range []lease.Dialect{lease.Postgres, lease.MySQL, lease.SQLite} {
+		for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 			_, err := lease.NewSQL(nil, d, lease.SQLOptions{Table: name})
-			var te *lease.TableError
-			if !errors.Is(err, lease.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "lease: invalid table name ") {
+			var te *sqldb.TableError
+			if !errors.Is(err, sqldb.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "lease: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
-	for _, d := range []lease.Dialect{0, 9} {
-		if _, err := lease.NewSQL(nil, d, lease.SQLOptions{}); !errors.Is(err, lease.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "lease: unknown SQL dialect") {
+	for _, d := range []sqldb.Dialect{0, 9} {
+		if _, err := lease.NewSQL(nil, d, lease.SQLOptions{}); !errors.Is(err, sqldb.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "lease: unknown SQL dialect") {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
@@ -42,22 +43,22 @@ func TestNewSQL(t *testing.T) {
 // arguments they stand for.
 func TestBind(t *testing.T) {
 	const q = "UPDATE t SET a = $2, b = $1 WHERE c = $2 AND d < {now}"
-	pg := lease.Bind(lease.Postgres, "t", q)
+	pg := lease.Bind(sqldb.Postgres, "t", q)
 	if !strings.Contains(pg.Query, "a = $2, b = $1 WHERE c = $2") || pg.Args(1, 2) == nil {
 		t.Errorf("postgres: %q", pg.Query)
 	}
-	lite := lease.Bind(lease.SQLite, "t", q)
+	lite := lease.Bind(sqldb.SQLite, "t", q)
 	if !strings.Contains(lite.Query, "a = ?2, b = ?1 WHERE c = ?2 AND d < CAST(unixepoch('subsec')") {
 		t.Errorf("sqlite: %q", lite.Query)
 	}
-	my := lease.Bind(lease.MySQL, "t", q)
+	my := lease.Bind(sqldb.MySQL, "t", q)
 	if !strings.Contains(my.Query, "a = ?, b = ? WHERE c = ? AND d < FLOOR(") || fmt.Sprint(my.Args("x", "y")) != "[y x y]" {
 		t.Errorf("mysql: %q %v", my.Query, my.Args("x", "y"))
 	}
 }
 
 func TestSchema(t *testing.T) {
-	for _, d := range []lease.Dialect{lease.Postgres, lease.MySQL, lease.SQLite} {
+	for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 		for _, table := range []string{"", "app.leases"} {
 			b, err := lease.NewSQL(nil, d, lease.SQLOptions{Table: table})
 			if err != nil {

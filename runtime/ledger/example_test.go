@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // The table a Ledger records keys in, for your migrations (or CreateTable at start).
 func ExampleLedger_Schema() {
-	l, err := ledger.New(ledger.Postgres, ledger.Options{})
+	l, err := ledger.New(sqldb.Postgres, ledger.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -13,26 +13,9 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlbind"
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
-
-// Dialect is the SQL spoken by the database a Ledger records in: [Postgres], [MySQL]
-// (MySQL 8 or MariaDB 10.3 or later) or [SQLite] (3.35 or later). It is the Dialect of
-// runtime/idem, runtime/lease and runtime/segment too.
-type Dialect = sqlstore.Dialect
-
-// Postgres, MySQL and SQLite are the dialects New knows.
-const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
-
-// TableError reports a table name New refuses. The name is spliced into SQL unquoted, so
-// it must be one or two dot-separated parts ("idgen_done", "app.idgen_done"), each 1 to
-// 63 ASCII letters, digits or underscores, not starting with a digit; Reason says which
-// part of the rule Table breaks. The same rule and type hold in runtime/idem,
-// runtime/lease and runtime/segment. It matches ErrInvalidTable.
-type TableError = sqlstore.TableError
-
-// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of New
-// for a Dialect it does not know.
-var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // MaxKeyLen is the longest key, in bytes, a Ledger records: the key column is the primary
 // key, and 512 bytes fit every index the three databases build.
@@ -56,12 +39,6 @@ func checkKey(key string) error {
 	return nil
 }
 
-// toMs returns now+d in Unix milliseconds, d rounded up so that a positive TTL never
-// becomes none.
-func toMs(now time.Time, d time.Duration) int64 {
-	return now.UnixMilli() + int64((d+time.Millisecond-1)/time.Millisecond)
-}
-
 // DefaultTable is the table a Ledger uses when Options.Table is empty.
 const DefaultTable = "idgen_done"
 
@@ -77,7 +54,7 @@ type Execer interface {
 
 // Options configures a Ledger. The zero value uses DefaultTable, DefaultTTL and time.Now.
 type Options struct {
-	// Table is the table of keys, DefaultTable if empty; the rule of TableError.
+	// Table is the table of keys, DefaultTable if empty; the rule of sqldb.TableError.
 	Table string
 	// TTL is how long a key is remembered: a message redelivered later than that runs
 	// again. Longer than the broker can redeliver; DefaultTTL if zero.
@@ -113,7 +90,7 @@ type Options struct {
 // key's expiry in share mode (the lock the duplicate already took) and an UPDATE only
 // when the key has expired (a redelivery costs two statements there, one elsewhere).
 type Ledger struct {
-	dialect      Dialect
+	dialect      sqldb.Dialect
 	table        string
 	ttl          time.Duration
 	now          func() time.Time
@@ -125,7 +102,9 @@ type Ledger struct {
 
 // New returns a Ledger for databases speaking dialect. It touches no database: call
 // CreateTable, or run the statements of Schema in your migrations.
-func New(dialect Dialect, opts Options) (*Ledger, error) {
+//
+// New needs PostgreSQL, MySQL 8 or MariaDB 10.3, or SQLite 3.35 or later.
+func New(dialect sqldb.Dialect, opts Options) (*Ledger, error) {
 	table, err := sqlstore.ResolveTable("ledger", dialect, opts.Table, DefaultTable)
 	if err != nil {
 		return nil, err
@@ -138,13 +117,13 @@ func New(dialect Dialect, opts Options) (*Ledger, error) {
 		l.ttl = DefaultTTL
 	}
 	key := "key"
-	if dialect == MySQL {
+	if dialect == sqldb.MySQL {
 		key = "`key`"
 	}
 	bind := func(q string) sqlbind.Stmt {
 		return sqlstore.Bind(dialect, strings.NewReplacer("{t}", l.table, "{key}", key).Replace(q))
 	}
-	if dialect == MySQL {
+	if dialect == sqldb.MySQL {
 		l.record = bind(`INSERT INTO {t} ({key}, expires_at) VALUES ($1, $2)`)
 		l.expiry = bind(`SELECT expires_at FROM {t} WHERE {key} = $1 LOCK IN SHARE MODE`)
 		l.takeover = bind(`UPDATE {t} SET expires_at = $2 WHERE {key} = $1 AND expires_at <= $3`)
@@ -163,21 +142,21 @@ func (l *Ledger) Schema() []string {
 	idx, on := l.table+"_expires_at", l.table
 	if i := strings.IndexByte(l.table, '.'); i >= 0 {
 		switch l.dialect {
-		case Postgres:
+		case sqldb.Postgres:
 			idx = l.table[i+1:] + "_expires_at"
-		case SQLite:
+		case sqldb.SQLite:
 			on = l.table[i+1:]
-		case MySQL:
+		case sqldb.MySQL:
 			idx = l.table[i+1:] + "_expires_at"
 		}
 	}
 	switch l.dialect {
-	case Postgres:
+	case sqldb.Postgres:
 		return []string{
 			"CREATE TABLE IF NOT EXISTS " + l.table + " (\n\tkey        bytea  NOT NULL PRIMARY KEY,\n\texpires_at bigint NOT NULL\n)",
 			"CREATE INDEX IF NOT EXISTS " + idx + " ON " + on + " (expires_at)",
 		}
-	case MySQL:
+	case sqldb.MySQL:
 		return []string{"CREATE TABLE IF NOT EXISTS " + l.table + " (\n\t`key`      VARBINARY(512) NOT NULL PRIMARY KEY,\n\texpires_at BIGINT         NOT NULL,\n\tINDEX " + idx + " (expires_at)\n) ENGINE=InnoDB"}
 	default:
 		return []string{
@@ -190,7 +169,7 @@ func (l *Ledger) Schema() []string {
 // CreateTable runs the statements of Schema on db, safely when many processes start at
 // once on a new database.
 func (l *Ledger) CreateTable(ctx context.Context, db Execer) error {
-	if err := sqlstore.CreateSchema(ctx, db, l.Schema()); err != nil {
+	if err := sqldb.CreateTables(ctx, db, l.Schema()...); err != nil {
 		return fmt.Errorf("ledger: creating table %s: %w", l.table, err)
 	}
 	return nil
@@ -205,11 +184,11 @@ func (l *Ledger) Record(ctx context.Context, tx Execer, key string) (first bool,
 		return false, err
 	}
 	now := l.now()
-	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
+	exp, nowMs := millis.After(now, l.ttl), millis.After(now, 0)
 	if done, err := l.doneUnscoped(ctx, tx, []string{key}, nowMs); err != nil || done[key] {
 		return false, err
 	}
-	if l.dialect == MySQL {
+	if l.dialect == sqldb.MySQL {
 		_, err := tx.ExecContext(ctx, l.record.Query, l.record.Args([]byte(key), exp)...)
 		if err == nil {
 			return true, nil
@@ -270,7 +249,7 @@ func (l *Ledger) live(ctx context.Context, q Queryer, key string, nowMs int64) (
 
 // Purge deletes the keys whose TTL is over and returns how many: one indexed DELETE.
 func (l *Ledger) Purge(ctx context.Context, db Execer) (int, error) {
-	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(toMs(l.now(), 0))...)
+	res, err := db.ExecContext(ctx, l.purge.Query, l.purge.Args(millis.After(l.now(), 0))...)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: purging %s: %w", l.table, err)
 	}
@@ -303,7 +282,7 @@ func Retry(ctx context.Context, fn func() error) error {
 		if err == nil || !Transient(err) || attempt+1 == MaxTxAttempts {
 			return err
 		}
-		if perr := sqlstore.Pause(ctx, attempt); perr != nil {
+		if perr := sqldb.Pause(ctx, attempt); perr != nil {
 			return err
 		}
 	}
@@ -393,7 +372,7 @@ func (l *Ledger) RecordBatch(ctx context.Context, tx Queryer, keys []string) (fi
 	if err != nil {
 		return nil, err
 	}
-	done, err := l.doneUnscoped(ctx, tx, uniq, toMs(l.now(), 0))
+	done, err := l.doneUnscoped(ctx, tx, uniq, millis.After(l.now(), 0))
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +412,7 @@ func batchKeys(keys []string) (at map[string]int, uniq []string, err error) {
 // then the keys; on MySQL, whose ? are not numbered, a key and exp for each row (MySQL
 // statements take no extra).
 func (l *Ledger) keyRows(q *strings.Builder, keys []string, exp int64, extra ...any) []any {
-	if l.dialect == MySQL {
+	if l.dialect == sqldb.MySQL {
 		args := make([]any, 0, 2*len(keys))
 		for i, k := range keys {
 			if i > 0 {
@@ -458,7 +437,7 @@ func (l *Ledger) keyRows(q *strings.Builder, keys []string, exp int64, extra ...
 
 // param is the nth numbered placeholder on PostgreSQL ($n) and SQLite (?n).
 func (l *Ledger) param(n int) string {
-	if l.dialect == Postgres {
+	if l.dialect == sqldb.Postgres {
 		return "$" + strconv.Itoa(n)
 	}
 	return "?" + strconv.Itoa(n)
@@ -469,7 +448,7 @@ func (l *Ledger) param(n int) string {
 // whole with the database's duplicate-key error.
 func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp int64) error {
 	var q strings.Builder
-	if l.dialect == MySQL {
+	if l.dialect == sqldb.MySQL {
 		q.WriteString("INSERT INTO " + l.table + " (`key`, expires_at) VALUES ")
 	} else {
 		q.WriteString("INSERT INTO " + l.table + " (key, expires_at) VALUES ")
@@ -482,8 +461,8 @@ func (l *Ledger) insertAll(ctx context.Context, tx Execer, keys []string, exp in
 // recordBatch records the distinct sorted keys and calls mark for each first record.
 func (l *Ledger) recordBatch(ctx context.Context, tx Queryer, keys []string, mark func(key string)) error {
 	now := l.now()
-	exp, nowMs := toMs(now, l.ttl), toMs(now, 0)
-	if l.dialect == MySQL {
+	exp, nowMs := millis.After(now, l.ttl), millis.After(now, 0)
+	if l.dialect == sqldb.MySQL {
 		err := l.insertAll(ctx, tx, keys, exp)
 		if err == nil {
 			for _, k := range keys {
@@ -566,7 +545,7 @@ var errAborted = errors.New("ledger: a key was recorded; the transaction is abor
 // transaction. Elsewhere, and under Options.ReadUnscoped (which reads before it records),
 // it is RecordBatch.
 func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]bool, error) {
-	if l.dialect != Postgres || len(keys) < 2 || l.readUnscoped {
+	if l.dialect != sqldb.Postgres || len(keys) < 2 || l.readUnscoped {
 		return l.RecordBatch(ctx, tx, keys)
 	}
 	at, uniq, err := batchKeys(keys)
@@ -576,7 +555,7 @@ func (l *Ledger) recordFresh(ctx context.Context, tx *sql.Tx, keys []string) ([]
 	if len(uniq) > MaxBatch {
 		return l.RecordBatch(ctx, tx, keys)
 	}
-	if err := l.insertAll(ctx, tx, uniq, toMs(l.now(), l.ttl)); err != nil {
+	if err := l.insertAll(ctx, tx, uniq, millis.After(l.now(), l.ttl)); err != nil {
 		if sqlerr.PostgresDuplicate(err) {
 			return nil, errAborted
 		}

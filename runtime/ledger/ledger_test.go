@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestNewLedger: the schema of each dialect, qualified tables, unknown dialects, and the
@@ -15,16 +16,16 @@ import (
 // test. New touches no database, so this needs none.
 func TestNewLedger(t *testing.T) {
 	for _, tc := range []struct {
-		dialect Dialect
+		dialect sqldb.Dialect
 		table   string
 		n       int      // statements
 		frags   []string // fragments of the statements, in order
 	}{
-		{Postgres, "", 2, []string{"TABLE IF NOT EXISTS idgen_done (\n\tkey        bytea", "INDEX IF NOT EXISTS idgen_done_expires_at ON idgen_done (expires_at)"}},
-		{Postgres, "app.done", 2, []string{"TABLE IF NOT EXISTS app.done (", "INDEX IF NOT EXISTS done_expires_at ON app.done "}},
-		{MySQL, "", 1, []string{"TABLE IF NOT EXISTS idgen_done (\n\t`key`      VARBINARY(512)"}},
-		{MySQL, "app.done", 1, []string{"TABLE IF NOT EXISTS app.done (", "INDEX done_expires_at (expires_at)\n) ENGINE=InnoDB"}},
-		{SQLite, "main.done", 2, []string{"TABLE IF NOT EXISTS main.done (", "INDEX IF NOT EXISTS main.done_expires_at ON done "}},
+		{sqldb.Postgres, "", 2, []string{"TABLE IF NOT EXISTS idgen_done (\n\tkey        bytea", "INDEX IF NOT EXISTS idgen_done_expires_at ON idgen_done (expires_at)"}},
+		{sqldb.Postgres, "app.done", 2, []string{"TABLE IF NOT EXISTS app.done (", "INDEX IF NOT EXISTS done_expires_at ON app.done "}},
+		{sqldb.MySQL, "", 1, []string{"TABLE IF NOT EXISTS idgen_done (\n\t`key`      VARBINARY(512)"}},
+		{sqldb.MySQL, "app.done", 1, []string{"TABLE IF NOT EXISTS app.done (", "INDEX done_expires_at (expires_at)\n) ENGINE=InnoDB"}},
+		{sqldb.SQLite, "main.done", 2, []string{"TABLE IF NOT EXISTS main.done (", "INDEX IF NOT EXISTS main.done_expires_at ON done "}},
 	} {
 		l, err := New(tc.dialect, Options{Table: tc.table})
 		if err != nil {
@@ -45,19 +46,19 @@ func TestNewLedger(t *testing.T) {
 			rest = rest[i+len(frag):]
 		}
 	}
-	for _, d := range []Dialect{Dialect(9), 0} {
-		if _, err := New(d, Options{}); !errors.Is(err, ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "ledger: ") {
+	for _, d := range []sqldb.Dialect{sqldb.Dialect(9), 0} {
+		if _, err := New(d, Options{}); !errors.Is(err, sqldb.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "ledger: ") {
 			t.Errorf("New(%v): %v, want ErrUnknownDialect", d, err)
 		}
 	}
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+	for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 		for _, name := range sqlstore.HostileTables() {
 			if name == "" {
 				continue // Options' zero value: DefaultTable
 			}
 			_, err := New(d, Options{Table: name})
-			var te *TableError
-			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidTable) || !strings.HasPrefix(err.Error(), "ledger: invalid table name ") {
+			var te *sqldb.TableError
+			if !errors.As(err, &te) || !errors.Is(err, sqldb.ErrInvalidTable) || !strings.HasPrefix(err.Error(), "ledger: invalid table name ") {
 				t.Errorf("New(%v, %q): %v, want a *TableError", d, name, err)
 			}
 		}
@@ -74,7 +75,7 @@ func TestNewLedger(t *testing.T) {
 func TestKeyTooLong(t *testing.T) {
 	ctx := context.Background()
 	long := strings.Repeat("k", MaxKeyLen+1)
-	for _, d := range []Dialect{Postgres, MySQL, SQLite} {
+	for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 		l, err := New(d, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -120,6 +121,27 @@ func TestScopedKey(t *testing.T) {
 	}
 	if got := ScopedKey("rabbitmq:orders", "m1"); got != "15:rabbitmq:orders:m1" {
 		t.Errorf("ScopedKey = %q", got)
+	}
+	// A scope over MaxScopeLen is written as its hash: the key stays short, reads back,
+	// and two long scopes stay apart; one of MaxScopeLen bytes is written as it is.
+	long := strings.Repeat("t", 1000)
+	for _, tc := range []struct {
+		scope string
+		want  string
+	}{
+		{strings.Repeat("s", MaxScopeLen), "64:" + strings.Repeat("s", MaxScopeLen) + ":k"},
+		{long, "71:sha256-"},
+	} {
+		k := ScopedKey(tc.scope, "k")
+		if !strings.HasPrefix(k, tc.want) || len(k) > 3+71+1+1 {
+			t.Errorf("ScopedKey(%d bytes, k) = %q, want it to start with %q", len(tc.scope), k, tc.want)
+		}
+		if got, ok := unscoped(k); !ok || got != "k" {
+			t.Errorf("unscoped(%q) = %q, %v", k, got, ok)
+		}
+	}
+	if ScopedKey(long, "k") == ScopedKey(long+"x", "k") {
+		t.Error("two long scopes give one key")
 	}
 	for _, k := range []string{"", "m1", "order-42", "x:y", "5:abc:d", "3:abcd", "03:abc:d", "+3:abc:d", "-0::x", "99999999999999999999:a:b"} {
 		if got, ok := unscoped(k); ok {

@@ -2,22 +2,35 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/millis"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
-// ScopedKey returns the key a consumer named scope records for a message whose key is
-// key: the length of scope in decimal, a colon, scope, a colon, key ("6:orders:m1").
-// Consumers of different queues or streams that share a ledger record different keys for
-// one message ID, so a message done on one is never taken for done on another; the
-// length makes the form unambiguous whatever bytes scope and key hold. The broker
-// adapters record their messages under it, with the queue, or the stream and consumer,
-// as scope. It counts toward MaxKeyLen.
+// MaxScopeLen is the longest scope ScopedKey writes as it is; a longer one is written as
+// its SHA-256, so a scoped key stays within what the stores index.
+const MaxScopeLen = 64
+
+// ScopedKey returns the key that a caller or consumer named scope records for key: the
+// length of the scope in decimal, a colon, the scope, a colon, key ("6:orders:m1"). It is
+// the one form of a scoped key in idgen: the idem middleware stores a request's key under
+// it with the caller's scope, and the broker adapters record their messages under it with
+// the queue, or the stream and consumer, as scope. Two (scope, key) pairs never give one
+// string whatever bytes they hold, so a message done on one queue is never taken for done
+// on another. A scope longer than MaxScopeLen bytes is replaced by "sha256-" and its
+// SHA-256 in hex (71 bytes) before it is written. The result counts toward MaxKeyLen.
 func ScopedKey(scope, key string) string {
+	if len(scope) > MaxScopeLen {
+		sum := sha256.Sum256([]byte(scope))
+		scope = "sha256-" + hex.EncodeToString(sum[:])
+	}
 	return strconv.Itoa(len(scope)) + ":" + scope + ":" + key
 }
 
@@ -69,7 +82,7 @@ func (l *Ledger) Recorded(ctx context.Context, q Queryer, key string) (bool, err
 	if bare, ok := unscoped(key); ok && l.readUnscoped {
 		keys = append(keys, bare)
 	}
-	live, err := l.liveKeys(ctx, q, keys, toMs(l.now(), 0))
+	live, err := l.liveKeys(ctx, q, keys, millis.After(l.now(), 0))
 	if err != nil {
 		return false, err
 	}
@@ -83,7 +96,7 @@ func (l *Ledger) liveKeys(ctx context.Context, q Queryer, keys []string, nowMs i
 		n := min(len(keys), MaxBatch)
 		var b strings.Builder
 		col := "key"
-		if l.dialect == MySQL {
+		if l.dialect == sqldb.MySQL {
 			col = "`key`"
 		}
 		b.WriteString("SELECT " + col + " FROM " + l.table + " WHERE expires_at > $1 AND " + col + " IN (")

@@ -12,7 +12,7 @@
 // with [New]; it is an idgen.Source, so the ORM plugins and generated types take it as they
 // take a snowflake generator:
 //
-//	store, err := segment.NewSQL(db, segment.Postgres, segment.SQLOptions{}) // table idgen_segment
+//	store, err := segment.NewSQL(db, sqldb.Postgres, segment.SQLOptions{}) // table idgen_segment
 //	orders, err := segment.New(store, "order", segment.Options{Step: 1000})
 //	id, err := orders.NextInt64(ctx)
 //

@@ -8,53 +8,30 @@ import (
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
-
-// Dialect is the SQL spoken by the database behind an [SQL] store: [Postgres]
-// (PostgreSQL 9.5 or later, through pgx's stdlib driver or lib/pq), [MySQL] (MySQL 5.7 or
-// later or MariaDB, through go-sql-driver/mysql) or [SQLite] (3.35 or later, for
-// RETURNING, through modernc.org/sqlite or another driver: one machine, any number of
-// processes). Open SQLite with a busy timeout (modernc:
-// "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)") so that processes wait for the
-// write lock instead of failing. It is the Dialect of runtime/lease and runtime/idem too.
-// Its String method returns "postgres", "mysql" or "sqlite".
-type Dialect = sqlstore.Dialect
-
-// Postgres, MySQL and SQLite are the dialects NewSQL knows.
-const Postgres, MySQL, SQLite = sqlstore.Postgres, sqlstore.MySQL, sqlstore.SQLite
-
-// TableError reports a table name NewSQL refuses. The name is spliced into SQL unquoted,
-// so it must be one or two dot-separated parts ("idgen_segment", "app.idgen_segment"),
-// each 1 to 63 ASCII letters, digits or underscores, not starting with a digit; Reason
-// says which part of the rule Table breaks. The same rule and type hold in runtime/lease
-// and runtime/idem. It matches ErrInvalidTable.
-type TableError = sqlstore.TableError
-
-// ErrInvalidTable is matched by every *TableError, ErrUnknownDialect by the error of NewSQL
-// for a Dialect it does not know.
-var ErrInvalidTable, ErrUnknownDialect = sqlstore.ErrInvalidTable, sqlstore.ErrUnknownDialect
 
 // DefaultTable is the table an [SQL] store uses when given no name.
 const DefaultTable = "idgen_segment"
 
 // schema returns the statement that creates table, which CheckTable accepted, in d.
-func schema(d Dialect, table string) string {
+func schema(d sqldb.Dialect, table string) string {
 	switch d {
-	case Postgres:
+	case sqldb.Postgres:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	tag        varchar(128) NOT NULL PRIMARY KEY,
 	max_id     bigint       NOT NULL,
 	step       bigint       NOT NULL,
 	updated_at timestamptz  NOT NULL DEFAULT now()
 )`
-	case MySQL:
+	case sqldb.MySQL:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	tag        VARCHAR(128) NOT NULL PRIMARY KEY,
 	max_id     BIGINT       NOT NULL,
 	step       BIGINT       NOT NULL,
 	updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE=InnoDB`
-	case SQLite:
+	case sqldb.SQLite:
 		return "CREATE TABLE IF NOT EXISTS " + table + ` (
 	tag        TEXT    NOT NULL PRIMARY KEY,
 	max_id     INTEGER NOT NULL,
@@ -69,15 +46,15 @@ func schema(d Dialect, table string) string {
 // takes (step, tag) and, except on MySQL, returns the new max_id; on MySQL it stores it in
 // LAST_INSERT_ID, which the driver reports in the statement's result, so no second
 // statement is needed. The insertion takes (tag, step) and does nothing if the tag exists.
-func statements(d Dialect, table string) (reserve, insert string) {
+func statements(d sqldb.Dialect, table string) (reserve, insert string) {
 	switch d {
-	case Postgres:
+	case sqldb.Postgres:
 		return "UPDATE " + table + " SET max_id = max_id + $1, step = $1, updated_at = now() WHERE tag = $2 RETURNING max_id",
 			"INSERT INTO " + table + " (tag, max_id, step) VALUES ($1, 0, $2) ON CONFLICT (tag) DO NOTHING"
-	case MySQL:
+	case sqldb.MySQL:
 		return "UPDATE " + table + " SET max_id = LAST_INSERT_ID(max_id + ?), step = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE tag = ?",
 			"INSERT INTO " + table + " (tag, max_id, step) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE tag = tag"
-	case SQLite:
+	case sqldb.SQLite:
 		return "UPDATE " + table + " SET max_id = max_id + ?1, step = ?1, updated_at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE tag = ?2 RETURNING max_id",
 			"INSERT INTO " + table + " (tag, max_id, step) VALUES (?1, 0, ?2) ON CONFLICT (tag) DO NOTHING"
 	}
@@ -88,13 +65,13 @@ func statements(d Dialect, table string) (reserve, insert string) {
 // max_id, step). On PostgreSQL and SQLite it does nothing if the tag exists (0 rows
 // affected); on MySQL it fails with a duplicate key (1062), since its ON DUPLICATE KEY
 // UPDATE reports an unchanged row as 1 row affected under the clientFoundRows option.
-func createStatement(d Dialect, table string) string {
+func createStatement(d sqldb.Dialect, table string) string {
 	switch d {
-	case Postgres:
+	case sqldb.Postgres:
 		return "INSERT INTO " + table + " (tag, max_id, step) VALUES ($1, $2, $3) ON CONFLICT (tag) DO NOTHING"
-	case MySQL:
+	case sqldb.MySQL:
 		return "INSERT INTO " + table + " (tag, max_id, step) VALUES (?, ?, ?)"
-	case SQLite:
+	case sqldb.SQLite:
 		return "INSERT INTO " + table + " (tag, max_id, step) VALUES (?1, ?2, ?3) ON CONFLICT (tag) DO NOTHING"
 	}
 	return ""
@@ -104,7 +81,7 @@ func createStatement(d Dialect, table string) string {
 // Safe for concurrent use by any number of processes.
 type SQL struct {
 	db              *sql.DB
-	dialect         Dialect
+	dialect         sqldb.Dialect
 	table           string
 	reserve, insert string
 	create          string
@@ -115,16 +92,20 @@ type SQL struct {
 // SQLOptions configures an [SQL] store. The zero value uses DefaultTable.
 type SQLOptions struct {
 	// Table is the table's name, DefaultTable if empty. It may be qualified by a schema
-	// ("app.idgen_segment"); a name that breaks the rule of [TableError] is refused.
+	// ("app.idgen_segment"); a name that breaks the rule of [sqldb.TableError] is refused.
 	Table string
 }
 
 // NewSQL returns a Store on the table opts.Table in db, which speaks dialect. The table is
 // created, if missing, by the first reservation or by CreateTable. A table name that
-// breaks the rule of [TableError] is refused with a *TableError, an unknown dialect with
+// breaks the rule of [sqldb.TableError] is refused with a *TableError, an unknown dialect with
 // an error matching ErrUnknownDialect. NewSQL does not touch db, which may be nil to get
 // only [SQL.Schema].
-func NewSQL(db *sql.DB, dialect Dialect, opts SQLOptions) (*SQL, error) {
+//
+// NewSQL needs PostgreSQL 9.5, MySQL 5.7 or MariaDB, or SQLite 3.35 (for RETURNING) or
+// later. Open SQLite with a busy timeout so that processes wait for the write lock
+// instead of failing.
+func NewSQL(db *sql.DB, dialect sqldb.Dialect, opts SQLOptions) (*SQL, error) {
 	table, err := sqlstore.ResolveTable("segment", dialect, opts.Table, DefaultTable)
 	if err != nil {
 		return nil, err
@@ -207,7 +188,7 @@ func (s *SQL) retry(ctx context.Context, fn func() error) error {
 		if err == nil || attempt >= maxAttempts || !sqlerr.Transient(err) {
 			return err
 		}
-		if sqlstore.Pause(ctx, attempt) != nil {
+		if sqldb.Pause(ctx, attempt) != nil {
 			return err
 		}
 	}
@@ -215,7 +196,7 @@ func (s *SQL) retry(ctx context.Context, fn func() error) error {
 
 // update runs the reservation, returning the new max_id or errNoRow.
 func (s *SQL) update(ctx context.Context, tag string, step int64) (int64, error) {
-	if s.dialect == MySQL {
+	if s.dialect == sqldb.MySQL {
 		res, err := s.db.ExecContext(ctx, s.reserve, step, step, tag)
 		if err != nil {
 			return 0, err
@@ -282,7 +263,7 @@ func (s *SQL) Create(ctx context.Context, tag string, first, step int64) error {
 		n, err = res.RowsAffected()
 		return err
 	})
-	if (err == nil && n == 0) || (s.dialect == MySQL && sqlerr.MySQLDuplicate(err)) {
+	if (err == nil && n == 0) || (s.dialect == sqldb.MySQL && sqlerr.MySQLDuplicate(err)) {
 		return fmt.Errorf("%w: %q", ErrTagExists, tag)
 	}
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/idgen/idgen/runtime/internal/sqlstore"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // TestNewSQL: the shared table-name rule (sqlstore.HostileTables, GoodTables), the same
 // in runtime/lease and runtime/idem, the dialects, and the schema each one gets.
 func TestNewSQL(t *testing.T) {
 	for _, name := range sqlstore.GoodTables() {
-		if _, err := segment.NewSQL(nil, segment.Postgres, segment.SQLOptions{Table: name}); err != nil {
+		if _, err := segment.NewSQL(nil, sqldb.Postgres, segment.SQLOptions{Table: name}); err != nil {
 			t.Errorf("NewSQL(%q) = %v, want ok", name, err)
 		}
 	}
@@ -21,20 +22,20 @@ func TestNewSQL(t *testing.T) {
 		if name == "" {
 			continue // DefaultTable
 		}
-		for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+		for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 			_, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: name})
-			var te *segment.TableError
-			if !errors.Is(err, segment.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "segment: invalid table name ") {
+			var te *sqldb.TableError
+			if !errors.Is(err, sqldb.ErrInvalidTable) || !errors.As(err, &te) || te.Table != name || !strings.HasPrefix(err.Error(), "segment: invalid table name ") {
 				t.Errorf("NewSQL(%v, %q) = %v, want a *TableError", d, name, err)
 			}
 		}
 	}
-	for _, d := range []segment.Dialect{0, 9} {
-		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, segment.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
+	for _, d := range []sqldb.Dialect{0, 9} {
+		if _, err := segment.NewSQL(nil, d, segment.SQLOptions{}); !errors.Is(err, sqldb.ErrUnknownDialect) || !strings.HasPrefix(err.Error(), "segment: unknown SQL dialect") {
 			t.Errorf("NewSQL(%v) = %v, want ErrUnknownDialect", d, err)
 		}
 	}
-	for _, d := range []segment.Dialect{segment.Postgres, segment.MySQL, segment.SQLite} {
+	for _, d := range []sqldb.Dialect{sqldb.Postgres, sqldb.MySQL, sqldb.SQLite} {
 		s, err := segment.NewSQL(nil, d, segment.SQLOptions{Table: "app.seg"})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,13 @@ type Range struct {
 func (r Range) Len() int64 { return r.Last - r.First + 1 }
 
 // Store reserves blocks of IDs per tag in a shared place.
+//
+// Reserve is the whole contract: one atomic step, so that blocks of concurrent callers,
+// in any process, never overlap, and each block of a tag starts above every block
+// returned before it. A Store keeps no time and no TTL (the Allocator times its own
+// reservations); a store that ever does keeps them as package
+// [github.com/idgen/idgen/runtime/millis] rounds, as the lease and idem stores do. The
+// conformance suite in package segmenttest (Run) checks a Store against this contract.
 type Store interface {
 	// Reserve moves tag's counter up by step in one atomic step and returns the block it
 	// passed over; a tag seen for the first time starts at 1.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // MySQL and MariaDB error numbers of a unique-key violation.
@@ -20,7 +21,7 @@ func detectMySQL(err error) *Violation {
 	if !ok || n != erDupEntry && n != erDupEntryWithKeyName {
 		return nil
 	}
-	v := &Violation{Driver: MySQL}
+	v := &Violation{Driver: sqldb.MySQL}
 	v.Table, v.Constraint = parseMySQLKey(msg)
 	v.PrimaryKey = v.Constraint == "PRIMARY"
 	return v

@@ -3,6 +3,8 @@ package uniq
 import (
 	"reflect"
 	"strings"
+
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // uniqueViolation is the SQLSTATE of a unique-key violation.
@@ -33,7 +35,7 @@ func detectPostgres(err error) *Violation {
 
 func postgresViolation(constraint, table, detail string) *Violation {
 	return &Violation{
-		Driver:     Postgres,
+		Driver:     sqldb.Postgres,
 		Constraint: constraint,
 		Table:      table,
 		Columns:    parsePostgresDetail(detail),

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // SQLite extended result codes.
@@ -19,7 +20,7 @@ func detectSQLite(err error) *Violation {
 	if !ok || code != sqliteConstraintUnique && code != sqliteConstraintPrimaryKey {
 		return nil
 	}
-	v := &Violation{Driver: SQLite, PrimaryKey: code == sqliteConstraintPrimaryKey}
+	v := &Violation{Driver: sqldb.SQLite, PrimaryKey: code == sqliteConstraintPrimaryKey}
 	v.Table, v.Columns, v.Constraint = parseSQLiteMessage(err.Error())
 	return v
 }

@@ -7,18 +7,12 @@ import (
 	"strings"
 
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
-)
-
-// Driver names reported in Violation.Driver.
-const (
-	Postgres = "postgres"
-	MySQL    = "mysql" // also MariaDB
-	SQLite   = "sqlite"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Violation describes a unique-key violation as far as the driver tells it.
 type Violation struct {
-	Driver string // Postgres, MySQL or SQLite
+	Driver sqldb.Dialect // sqldb.Postgres, sqldb.MySQL (MariaDB too) or sqldb.SQLite
 	// Constraint is the constraint or index name when the driver gives it
 	// ("users_email_key", "idx_users_email", "PRIMARY"). SQLite names only indexes on
 	// expressions; for plain columns it is "".

@@ -5,6 +5,8 @@ import (
 	"io"
 	"reflect"
 	"testing"
+
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 func TestParsePostgresDetail(t *testing.T) {
@@ -144,10 +146,10 @@ func TestDetect(t *testing.T) {
 		{"nil", nil, nil},
 		{"other", io.EOF, nil},
 		{"pq unique", &pqError{map[byte]string{'C': "23505", 'n': "users_email_key", 't': "users", 'D': "Key (email)=(a) already exists."}},
-			&Violation{Driver: Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
+			&Violation{Driver: sqldb.Postgres, Constraint: "users_email_key", Table: "users", Columns: []string{"email"}}},
 		{"pq foreign key", &pqError{map[byte]string{'C': "23503", 'n': "users_parent_id_fkey"}}, nil},
 		{"pq fields unique", &pqErrorFields{Code: "23505", Constraint: "k", Table: "t", Detail: "Key (a, b)=(1, 2) already exists."},
-			&Violation{Driver: Postgres, Constraint: "k", Table: "t", Columns: []string{"a", "b"}}},
+			&Violation{Driver: sqldb.Postgres, Constraint: "k", Table: "t", Columns: []string{"a", "b"}}},
 		{"pq fields check", &pqErrorFields{Code: "23514"}, nil},
 		// A Code() int outside a SQLite driver is not a SQLite error, whatever its value.
 		{"code 2067 not sqlite", &codeError{2067}, nil},

@@ -18,8 +18,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/idgen/idgen/integration/internal/testdb"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Store is a fresh database with the table of Ledger and an effect table, "effects"
@@ -30,7 +30,7 @@ type Store struct {
 	Name    string // "postgres" or "mariadb"
 	Driver  string // the database/sql driver: "pgx" or "mysql"
 	DSN     string
-	Dialect idem.Dialect
+	Dialect sqldb.Dialect
 	DB      *sql.DB        `json:"-"`
 	Ledger  *ledger.Ledger `json:"-"`
 }
@@ -47,7 +47,7 @@ func Kinds() []Kind {
 	return []Kind{
 		{"postgres", func(t testing.TB, db string) *Store {
 			t.Helper()
-			return open(t, "postgres", "pgx", testdb.Postgres(t, db), idem.Postgres)
+			return open(t, "postgres", "pgx", testdb.Postgres(t, db), sqldb.Postgres)
 		}},
 		{"mariadb", func(t testing.TB, db string) *Store {
 			t.Helper()
@@ -58,12 +58,12 @@ func Kinds() []Kind {
 				t.Fatal(err)
 			}
 			cfg.InterpolateParams = true
-			return open(t, "mariadb", "mysql", cfg.FormatDSN(), idem.MySQL)
+			return open(t, "mariadb", "mysql", cfg.FormatDSN(), sqldb.MySQL)
 		}},
 	}
 }
 
-func open(t testing.TB, name, driver, dsn string, dialect idem.Dialect) *Store {
+func open(t testing.TB, name, driver, dsn string, dialect sqldb.Dialect) *Store {
 	t.Helper()
 	s := &Store{Name: name, Driver: driver, DSN: dsn, Dialect: dialect}
 	if err := s.Open(); err != nil {
@@ -100,7 +100,7 @@ func (s *Store) Open() error {
 
 // Insert is the statement of the tests' effect, with two parameters: the key and the pid.
 func (s *Store) Insert() string {
-	if s.Dialect == idem.Postgres {
+	if s.Dialect == sqldb.Postgres {
 		return "INSERT INTO effects (msg_key, pid) VALUES ($1, $2)"
 	}
 	return "INSERT INTO effects (msg_key, pid) VALUES (?, ?)"

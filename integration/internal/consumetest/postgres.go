@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/integration/internal/testdb"
-	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // Postgres is a PostgreSQL server of the test's own, for tests that stop and start the
@@ -165,7 +165,7 @@ func (p *Postgres) stop(mode string) ([]byte, error) {
 // shared server.
 func (p *Postgres) Store(t testing.TB) *Store {
 	t.Helper()
-	return open(t, "postgres", "pgx", p.DSN, idem.Postgres)
+	return open(t, "postgres", "pgx", p.DSN, sqldb.Postgres)
 }
 
 func appendFile(name, text string) error {

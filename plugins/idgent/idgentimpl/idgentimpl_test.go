@@ -8,6 +8,7 @@ import (
 
 	"entgo.io/ent/dialect"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -15,7 +16,7 @@ import (
 // needs no driver; integration/idgent/idgentimpl passes go-sql-driver/mysql's own errors.
 func TestKeyConflict(t *testing.T) {
 	mysqlDup := func(key string) error {
-		return &uniq.DuplicateError{Violation: uniq.Violation{Driver: uniq.MySQL, Constraint: key}}
+		return &uniq.DuplicateError{Violation: uniq.Violation{Driver: sqldb.MySQL, Constraint: key}}
 	}
 	for _, c := range []struct {
 		name    string

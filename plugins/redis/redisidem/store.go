@@ -15,6 +15,7 @@ import (
 
 	"github.com/idgen/idgen/plugins/redis/internal/redisdurable"
 	"github.com/idgen/idgen/runtime/idem"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // DefaultPrefix starts the names of the keys a [Store] uses when Options.Prefix is
@@ -165,18 +166,14 @@ type NotPersistentError = redisdurable.Error
 // ErrNotPersistent is matched by every *NotPersistentError.
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
-// New returns a store on client (a *redis.Client, *redis.ClusterClient or
-// *redis.Ring) whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set,
-// it first asks the server whether it persists its data and fails with a
-// *NotPersistentError if it may not.
+// New returns a store on client (a *redis.Client, *redis.ClusterClient or *redis.Ring)
+// whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set, it first asks the server (every master of a
+// cluster, every shard of a ring) whether it persists its data, and fails with a
+// *NotPersistentError if it may not, or with the client's error if the server cannot be
+// reached. A nil client is an error.
 func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Store, error) {
-	if client == nil {
-		return nil, errors.New("redisidem: New needs a client")
-	}
-	if !opts.AllowNoPersistence {
-		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, fmt.Errorf("redisidem: %w", err)
-		}
+	if err := redisdurable.Open(ctx, "redisidem", client, opts.AllowNoPersistence); err != nil {
+		return nil, err
 	}
 	prefix := opts.Prefix
 	if prefix == "" {
@@ -188,7 +185,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Stor
 // Claim implements idem.Store with one script.
 func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Duration) (string, *idem.Record, error) {
 	token := idem.NewToken()
-	res, err := claimLua.Run(ctx, s.client, []string{s.name(key)}, fingerprint, token, ceilMs(lock), RedisGrace.Milliseconds()).Result()
+	res, err := claimLua.Run(ctx, s.client, []string{s.name(key)}, fingerprint, token, millis.Duration(lock), RedisGrace.Milliseconds()).Result()
 	if err != nil {
 		return "", nil, fmt.Errorf("redisidem: claiming a key in Redis: %w", err)
 	}
@@ -204,7 +201,7 @@ func (s *Store) Claim(ctx context.Context, key, fingerprint string, lock time.Du
 
 // Complete implements idem.Store with one script.
 func (s *Store) Complete(ctx context.Context, key, token string, resp idem.Response, ttl time.Duration) error {
-	args := []any{token, ceilMs(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
+	args := []any{token, millis.Duration(ttl), RedisGrace.Milliseconds(), resp.Status, resp.Body}
 	if resp.Header != nil {
 		b, err := json.Marshal(resp.Header)
 		if err != nil {
@@ -222,7 +219,7 @@ func (s *Store) Release(ctx context.Context, key, token string) error {
 
 // Renew implements idem.Store with one script.
 func (s *Store) Renew(ctx context.Context, key, token string, lock time.Duration) error {
-	return s.change(ctx, "renewing", renewLua, key, token, ceilMs(lock), RedisGrace.Milliseconds())
+	return s.change(ctx, "renewing", renewLua, key, token, millis.Duration(lock), RedisGrace.Milliseconds())
 }
 
 // change runs a script that answers 1 when the token held the key and 0 otherwise.
@@ -362,8 +359,6 @@ func parseRecord(key string, vals []any) (*idem.Record, error) {
 func globEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(s)
 }
-
-func ceilMs(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 func fromMs(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/idgen/idgen/plugins/redis/internal/millis"
 	"github.com/idgen/idgen/plugins/redis/internal/redisdurable"
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/millis"
 )
 
 // DefaultPrefix starts the names of the keys a [Backend] uses when given no prefix.
@@ -132,13 +132,14 @@ type NotPersistentError = redisdurable.Error
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
 // New returns a backend on the keys Prefix+"holder", Prefix+"expires" and
-// Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring). Unless
-// opts.AllowNoPersistence is set, it first asks the server (every master of a cluster)
-// whether it persists its data and fails with a *NotPersistentError if it may not. On a
-// *redis.ClusterClient a prefix without a hash tag is a *PrefixError.
+// Prefix+"last" of client (a *redis.Client, *redis.ClusterClient or *redis.Ring). On a
+// *redis.ClusterClient a prefix without a hash tag is a *PrefixError. Unless opts.AllowNoPersistence is set, it first asks the server (every master of a
+// cluster, every shard of a ring) whether it persists its data, and fails with a
+// *NotPersistentError if it may not, or with the client's error if the server cannot be
+// reached. A nil client is an error.
 func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Backend, error) {
 	if client == nil {
-		return nil, errors.New("redislease: nil client")
+		return nil, redisdurable.Open(ctx, "redislease", client, true)
 	}
 	prefix := opts.Prefix
 	_, cluster := client.(*redis.ClusterClient)
@@ -150,10 +151,8 @@ func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Back
 	case cluster && !hashTagged(prefix):
 		return nil, &PrefixError{Prefix: prefix}
 	}
-	if !opts.AllowNoPersistence {
-		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, fmt.Errorf("redislease: %w", err)
-		}
+	if err := redisdurable.Open(ctx, "redislease", client, opts.AllowNoPersistence); err != nil {
+		return nil, err
 	}
 	return &Backend{c: client, keys: []string{prefix + "holder", prefix + "expires", prefix + "last"}}, nil
 }
@@ -199,7 +198,7 @@ func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 	if max < 0 {
 		return lease.Claim{}, fmt.Errorf("redislease: max worker ID %d is negative", max)
 	}
-	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.TTL(ttl)).Int64Slice()
+	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.Duration(ttl)).Int64Slice()
 	if err != nil {
 		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: %w", err)
 	}
@@ -214,7 +213,7 @@ func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 
 // Renew implements lease.Backend.
 func (r *Backend) Renew(ctx context.Context, worker int64, token string, ttl time.Duration, last time.Time) error {
-	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, millis.TTL(ttl), millis.Of(last)).Slice()
+	v, err := renewLua.Run(ctx, r.c, r.keys, worker, token, millis.Duration(ttl), millis.Of(last)).Slice()
 	return r.result("renewing", worker, token, v, err)
 }
 

@@ -64,17 +64,13 @@ type NotPersistentError = redisdurable.Error
 var ErrNotPersistent = redisdurable.ErrNotPersistent
 
 // New returns a Store on client (a *redis.Client, *redis.ClusterClient or *redis.Ring)
-// whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set, it first asks
-// the server whether it persists its data and fails with a *NotPersistentError if it may
-// not, or with the client's error if the server cannot be reached.
+// whose keys start with opts.Prefix. Unless opts.AllowNoPersistence is set, it first asks the server (every master of a
+// cluster, every shard of a ring) whether it persists its data, and fails with a
+// *NotPersistentError if it may not, or with the client's error if the server cannot be
+// reached. A nil client is an error.
 func New(ctx context.Context, client redis.UniversalClient, opts Options) (*Store, error) {
-	if client == nil {
-		return nil, errors.New("redissegment: nil client")
-	}
-	if !opts.AllowNoPersistence {
-		if err := redisdurable.Check(ctx, client); err != nil {
-			return nil, fmt.Errorf("redissegment: %w", err)
-		}
+	if err := redisdurable.Open(ctx, "redissegment", client, opts.AllowNoPersistence); err != nil {
+		return nil, err
 	}
 	prefix := opts.Prefix
 	if prefix == "" {

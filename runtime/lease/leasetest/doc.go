@@ -1,11 +1,24 @@
 // Package leasetest proves that a lease.Backend keeps snowflake IDs unique across
-// processes. It runs the test binary again as worker processes that lease worker IDs from
+// processes, in two steps: RunBackend checks the contract of each method against a
+// backend (in one process, on any system), then Processes runs a fleet on it. Processes
+// runs the test binary again as worker processes that lease worker IDs from
 // the backend and issue IDs; it kills one, stops one past its lease and continues it, and
 // starts one whose clock is behind; then it reads every ID the workers wrote and checks
 // that none repeats and that each holder of a worker ID issued only after the previous
 // one. runtime/lease's tests run it on SQLite, PostgreSQL, MySQL, Redis and the Redis
 // Cluster, and plugins/etcdlease's on etcd: use it for a Backend you write for your own
 // store.
+//
+// # The contract
+//
+//	func TestBackend(t *testing.T) {
+//		leasetest.RunBackend(t, leasetest.Suite{Open: func(t *testing.T) lease.Backend {
+//			return newBackend(t) // an empty table or key prefix of its own
+//		}})
+//	}
+//
+// Suite says what differs between stores: the shortest TTL the store keeps (etcd counts
+// whole seconds) and how to wait for the store to end a lease.
 //
 // # Wiring
 //
@@ -28,7 +41,7 @@
 //		if err != nil {
 //			return nil, nil, err
 //		}
-//		b, err := lease.NewSQL(db, lease.Postgres, lease.SQLOptions{Table: "lease_" + ns})
+//		b, err := lease.NewSQL(db, sqldb.Postgres, lease.SQLOptions{Table: "lease_" + ns})
 //		if err != nil {
 //			db.Close()
 //			return nil, nil, err
@@ -76,5 +89,6 @@
 // then claims a worker ID, prints it and exits holding it: a group of them tests many
 // processes claiming at the same moment on a new store.
 //
-// Everything but Target and Kind needs a Unix system (the workers are driven by signals).
+// Everything but RunBackend, Suite, Target and Kind needs a Unix system (the workers are
+// driven by signals).
 package leasetest

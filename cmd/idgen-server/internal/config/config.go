@@ -20,11 +20,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/typeid"
 )
 
@@ -436,13 +436,13 @@ func (c *Config) check() error {
 
 	for name, s := range c.Stores {
 		field := "stores." + name
-		if s.ServerTable != "" && sqltable.Check(s.ServerTable) != nil {
+		if s.ServerTable != "" && sqldb.CheckTable(s.ServerTable) != nil {
 			return fieldErr(field+".server_table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", s.ServerTable)
 		}
-		if s.ServerTable == "" && sqltable.Check(s.ServerTableName()) != nil {
+		if s.ServerTable == "" && sqldb.CheckTable(s.ServerTableName()) != nil {
 			return fieldErr(field+".lease_table", "%q: the server table derived from it, %q, is not a valid table name (parts of at most 63 bytes): shorten it or set server_table", s.LeaseTable, s.ServerTableName())
 		}
-		if sqltable.Check(s.ChangeTableName()) != nil {
+		if sqldb.CheckTable(s.ChangeTableName()) != nil {
 			return fieldErr(field+".segment_table", "%q: the change table derived from it, %q, is not a valid table name (parts of at most 63 bytes): shorten it", s.SegmentTable, s.ChangeTableName())
 		}
 		switch s.Type {

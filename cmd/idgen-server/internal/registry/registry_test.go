@@ -21,8 +21,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
-	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // clock is the SQL Store's clock in tests: the wall clock plus an offset the test moves,
@@ -68,7 +67,7 @@ func sqlTable(t *testing.T, db *sql.DB) string {
 	return table
 }
 
-func sqlBackend(name, driver, env string, d lease.Dialect) backend {
+func sqlBackend(name, driver, env string, d sqldb.Dialect) backend {
 	return backend{
 		name: name,
 		new: func(t *testing.T, c *clock) registry.Store {
@@ -85,9 +84,9 @@ func sqlBackend(name, driver, env string, d lease.Dialect) backend {
 
 func backends() []backend {
 	return []backend{
-		sqlBackend("sqlite", "sqlite", "", lease.SQLite),
-		sqlBackend("postgres", "pgx", "IDGEN_TEST_POSTGRES_DSN", lease.Postgres),
-		sqlBackend("mysql", "mysql", "IDGEN_TEST_MYSQL_DSN", lease.MySQL),
+		sqlBackend("sqlite", "sqlite", "", sqldb.SQLite),
+		sqlBackend("postgres", "pgx", "IDGEN_TEST_POSTGRES_DSN", sqldb.Postgres),
+		sqlBackend("mysql", "mysql", "IDGEN_TEST_MYSQL_DSN", sqldb.MySQL),
 		{name: "redis", new: func(t *testing.T, _ *clock) registry.Store {
 			rdb, prefix := redisClient(t)
 			return registry.NewRedis(rdb, prefix)
@@ -289,11 +288,11 @@ func TestRegister(t *testing.T) {
 func TestCreateConcurrently(t *testing.T) {
 	for _, b := range []struct {
 		name, driver, env string
-		d                 lease.Dialect
+		d                 sqldb.Dialect
 	}{
-		{"sqlite", "sqlite", "", lease.SQLite},
-		{"postgres", "pgx", "IDGEN_TEST_POSTGRES_DSN", lease.Postgres},
-		{"mysql", "mysql", "IDGEN_TEST_MYSQL_DSN", lease.MySQL},
+		{"sqlite", "sqlite", "", sqldb.SQLite},
+		{"postgres", "pgx", "IDGEN_TEST_POSTGRES_DSN", sqldb.Postgres},
+		{"mysql", "mysql", "IDGEN_TEST_MYSQL_DSN", sqldb.MySQL},
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			const n = 8
@@ -353,10 +352,10 @@ func sqlDBLike(t *testing.T, driver, env string, like *sql.DB) *sql.DB {
 	return db
 }
 
-// TestBadTable: a table name sqltable.Check refuses is refused before the database is
+// TestBadTable: a table name sqldb.CheckTable refuses is refused before the database is
 // used.
 func TestBadTable(t *testing.T) {
-	if _, err := registry.NewSQL(context.Background(), nil, lease.SQLite, registry.SQLOptions{Table: "x;y"}); !errors.Is(err, registry.ErrInvalid) || !errors.Is(err, sqltable.ErrInvalid) {
+	if _, err := registry.NewSQL(context.Background(), nil, sqldb.SQLite, registry.SQLOptions{Table: "x;y"}); !errors.Is(err, registry.ErrInvalid) || !errors.Is(err, sqldb.ErrInvalidTable) {
 		t.Errorf("NewSQL with a bad table: %v", err)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // DefaultTable is the table of an SQL Store given no name: the default lease table's,
@@ -22,7 +22,7 @@ const PurgeAfter = time.Minute
 
 // SQLOptions configures an SQL Store. The zero value uses DefaultTable and the wall clock.
 type SQLOptions struct {
-	// Table is the table's name, DefaultTable if empty (sqltable.Check's rule).
+	// Table is the table's name, DefaultTable if empty (sqldb.CheckTable's rule).
 	Table string
 	// Now is the clock expiries are written and judged by; time.Now if nil.
 	Now func() time.Time
@@ -40,7 +40,7 @@ type queries struct {
 	create, upsert, list, del, purge string
 }
 
-func queriesOf(d lease.Dialect, t string) (queries, error) {
+func queriesOf(d sqldb.Dialect, t string) (queries, error) {
 	const cols = "id, url, worker, started_ms, expires_ms"
 	const schema = ` (
 	id VARCHAR(64) NOT NULL PRIMARY KEY,
@@ -50,7 +50,7 @@ func queriesOf(d lease.Dialect, t string) (queries, error) {
 	expires_ms BIGINT NOT NULL
 )`
 	switch d {
-	case lease.Postgres:
+	case sqldb.Postgres:
 		return queries{
 			create: "CREATE TABLE IF NOT EXISTS " + t + schema,
 			upsert: "INSERT INTO " + t + " (" + cols + ") VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET " +
@@ -59,7 +59,7 @@ func queriesOf(d lease.Dialect, t string) (queries, error) {
 			del:   "DELETE FROM " + t + " WHERE id = $1",
 			purge: "DELETE FROM " + t + " WHERE expires_ms < $1",
 		}, nil
-	case lease.SQLite:
+	case sqldb.SQLite:
 		return queries{
 			create: "CREATE TABLE IF NOT EXISTS " + t + schema,
 			upsert: "INSERT INTO " + t + " (" + cols + ") VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET " +
@@ -68,7 +68,7 @@ func queriesOf(d lease.Dialect, t string) (queries, error) {
 			del:   "DELETE FROM " + t + " WHERE id = ?",
 			purge: "DELETE FROM " + t + " WHERE expires_ms < ?",
 		}, nil
-	case lease.MySQL:
+	case sqldb.MySQL:
 		return queries{
 			create: "CREATE TABLE IF NOT EXISTS " + t + schema,
 			upsert: "INSERT INTO " + t + " (" + cols + ") VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE " +
@@ -83,11 +83,11 @@ func queriesOf(d lease.Dialect, t string) (queries, error) {
 
 // NewSQL returns the Store in o.Table of db, creating the table when it is missing:
 // many processes may do so at once on a new database.
-func NewSQL(ctx context.Context, db *sql.DB, d lease.Dialect, o SQLOptions) (*SQL, error) {
+func NewSQL(ctx context.Context, db *sql.DB, d sqldb.Dialect, o SQLOptions) (*SQL, error) {
 	if o.Table == "" {
 		o.Table = DefaultTable
 	}
-	if err := sqltable.Check(o.Table); err != nil {
+	if err := sqldb.CheckTable(o.Table); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	q, err := queriesOf(d, o.Table)
@@ -97,7 +97,7 @@ func NewSQL(ctx context.Context, db *sql.DB, d lease.Dialect, o SQLOptions) (*SQ
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := sqltable.Create(ctx, db, q.create); err != nil {
+	if err := sqldb.CreateTables(ctx, db, q.create); err != nil {
 		return nil, fmt.Errorf("registry: creating table %s: %w", o.Table, err)
 	}
 	return &SQL{db: db, q: q, now: o.Now}, nil

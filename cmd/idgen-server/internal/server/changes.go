@@ -15,9 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/sqltable"
 	"github.com/idgen/idgen/plugins/redis/redissegment"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // ChangeKind says what a Change did.
@@ -73,7 +73,7 @@ func newChangeLog(st *store) (changeLog, error) {
 	switch {
 	case st.db != nil:
 		table := cmp.Or(st.cfg.SegmentTable, segment.DefaultTable) + "_changes"
-		if err := sqltable.Check(table); err != nil {
+		if err := sqldb.CheckTable(table); err != nil {
 			return nil, fmt.Errorf("server: store %q: change table: %w", st.name, err)
 		}
 		return &sqlChanges{db: st.db, table: table, q: changeQueries(st.dialect(), table)}, nil
@@ -100,7 +100,7 @@ type changeSQL struct {
 // changeColumns are the columns every query reads, in Change's order.
 const changeColumns = "id, tag, kind, old_step, new_step, first_id, who, at_ms"
 
-func changeQueries(d segment.Dialect, table string) changeSQL {
+func changeQueries(d sqldb.Dialect, table string) changeSQL {
 	recent := "SELECT " + changeColumns + " FROM " + table + " ORDER BY id DESC LIMIT "
 	// The latest step change of each tag: the one with the highest id, so that two
 	// admins changing one tag at once leave every instance on the same step.
@@ -113,7 +113,7 @@ func changeQueries(d segment.Dialect, table string) changeSQL {
 	}
 	cols := " (tag, kind, old_step, new_step, first_id, who, at_ms) VALUES "
 	switch d {
-	case segment.Postgres:
+	case sqldb.Postgres:
 		return changeSQL{
 			schema: "CREATE TABLE IF NOT EXISTS " + table + ` (
 	id       bigserial    PRIMARY KEY,
@@ -128,7 +128,7 @@ func changeQueries(d segment.Dialect, table string) changeSQL {
 			insert: returning("INSERT INTO " + table + cols + "($1, $2, $3, $4, $5, $6, $7) RETURNING id"),
 			recent: recent + "$1", steps: steps,
 		}
-	case segment.MySQL:
+	case sqldb.MySQL:
 		q := "INSERT INTO " + table + cols + "(?, ?, ?, ?, ?, ?, ?)"
 		return changeSQL{
 			schema: "CREATE TABLE IF NOT EXISTS " + table + ` (
@@ -186,7 +186,7 @@ func (s *sqlChanges) ensure(ctx context.Context) error {
 	if s.created {
 		return nil
 	}
-	if err := sqltable.Create(ctx, s.db, s.q.schema); err != nil {
+	if err := sqldb.CreateTables(ctx, s.db, s.q.schema); err != nil {
 		return fmt.Errorf("server: creating table %s: %w", s.table, err)
 	}
 	s.created = true

@@ -19,7 +19,7 @@ import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
-	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // fleetConfig is a server with a lease on the SQLite file and the all-tags token.
@@ -72,7 +72,7 @@ func TestFleetSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rs, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{})
+	rs, err := registry.NewSQL(ctx, db, sqldb.SQLite, registry.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestFleetCapAndStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rs, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{})
+	rs, err := registry.NewSQL(ctx, db, sqldb.SQLite, registry.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestFleetCapAndStore(t *testing.T) {
 		t.Fatalf("fleet with the table gone: %+v", f)
 	}
 	// The table back, so that the server's shutdown removes its record without error.
-	if _, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{}); err != nil {
+	if _, err := registry.NewSQL(ctx, db, sqldb.SQLite, registry.SQLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -26,7 +26,7 @@ import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
-	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 const (
@@ -445,7 +445,7 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rs, err := registry.NewSQL(ctx, db, lease.SQLite, registry.SQLOptions{})
+	rs, err := registry.NewSQL(ctx, db, sqldb.SQLite, registry.SQLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

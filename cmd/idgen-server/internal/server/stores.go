@@ -23,6 +23,7 @@ import (
 	"github.com/idgen/idgen/plugins/redis/redissegment"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 // store is an open connection to one configured store.
@@ -101,14 +102,14 @@ func redactURL(dsn string) string {
 	return dsn
 }
 
-func (s *store) dialect() segment.Dialect {
+func (s *store) dialect() sqldb.Dialect {
 	switch s.cfg.Type {
 	case config.StorePostgres:
-		return segment.Postgres
+		return sqldb.Postgres
 	case config.StoreMySQL:
-		return segment.MySQL
+		return sqldb.MySQL
 	}
-	return segment.SQLite
+	return sqldb.SQLite
 }
 
 // leaseBackend returns the lease backend on s.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idgen/idgen/runtime/sqldb"
 	"github.com/idgen/idgen/runtime/uniq"
 )
 
@@ -30,7 +31,7 @@ WHERE il."unique" ORDER BY il.name, ii.seqno`
 func Wrap(ctx context.Context, q Querier, err error) error {
 	err = uniq.Wrap(err)
 	dup, ok := errors.AsType[*uniq.DuplicateError](err)
-	if !ok || q == nil || dup.Driver != uniq.SQLite || dup.Constraint != "" || dup.Table == "" || len(dup.Columns) == 0 {
+	if !ok || q == nil || dup.Driver != sqldb.SQLite || dup.Constraint != "" || dup.Table == "" || len(dup.Columns) == 0 {
 		return err
 	}
 	if name := lookup(ctx, q, dup.Table, dup.Columns); name != "" {

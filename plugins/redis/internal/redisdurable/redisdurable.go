@@ -147,3 +147,19 @@ func parseInfo(info string) map[string]string {
 	}
 	return m
 }
+
+// Open is the start of every Redis store's New, so the three say the same: it refuses a
+// nil client, then, unless allowNoPersistence, checks c (Check). Errors start with pkg,
+// the constructor's package.
+func Open(ctx context.Context, pkg string, c redis.UniversalClient, allowNoPersistence bool) error {
+	if c == nil {
+		return fmt.Errorf("%s: New needs a client (a *redis.Client, *redis.ClusterClient or *redis.Ring), got nil", pkg)
+	}
+	if allowNoPersistence {
+		return nil
+	}
+	if err := Check(ctx, c); err != nil {
+		return fmt.Errorf("%s: %w", pkg, err)
+	}
+	return nil
+}

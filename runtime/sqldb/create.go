@@ -1,4 +1,4 @@
-package sqlstore
+package sqldb
 
 import (
 	"context"
@@ -10,22 +10,25 @@ import (
 	"github.com/idgen/idgen/runtime/internal/sqlerr"
 )
 
-// MaxCreateAttempts bounds the runs of one statement by CreateSchema.
+// MaxCreateAttempts bounds the runs of one statement by CreateTables.
 const MaxCreateAttempts = 30
 
-// Execer is what *sql.DB, *sql.Conn and *sql.Tx share.
+// Execer is what *sql.DB, *sql.Conn and *sql.Tx share: what CreateTables runs its
+// statements on.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// CreateSchema runs stmts (CREATE TABLE / CREATE INDEX ... IF NOT EXISTS) in order on db.
-// A statement that fails with an error sqlerr.CreateRace reports (another session creating
-// the same table or index at the same moment, a deadlock, a busy SQLite file) is run
-// again after a pause (see Pause: 1 ms, doubling up to about 100 ms), at most
-// MaxCreateAttempts times and while ctx lasts; success on a later run shows the object exists. Any other
-// error is returned at once. Errors are the driver's, with the attempts counted when
+// CreateTables runs stmts (CREATE TABLE / CREATE INDEX ... IF NOT EXISTS) in order on db,
+// safely when many processes do so at once on a new database. A statement that fails
+// because another session creates the same table or index at the same moment
+// (PostgreSQL's 23505 on the catalog, 42P07, 42710; MySQL's 1050; a deadlock, a
+// serialization failure or a busy SQLite file) is run again after a pause (see Pause: 1
+// ms, doubling up to about 100 ms), at most MaxCreateAttempts times and while ctx lasts;
+// success on a later run shows the object exists. It reads the drivers' errors without
+// linking any driver. Any other error is returned at once. Errors are the driver's, with the attempts counted when
 // there was more than one; callers add their package's prefix and the table's name.
-func CreateSchema(ctx context.Context, db Execer, stmts []string) error {
+func CreateTables(ctx context.Context, db Execer, stmts ...string) error {
 	for _, stmt := range stmts {
 		if err := create(ctx, db, stmt); err != nil {
 			return err
@@ -54,7 +57,8 @@ func create(ctx context.Context, db Execer, stmt string) error {
 	}
 }
 
-// Pause sleeps before attempt+1 of a step that lost a race or met a busy database: a
+// Pause sleeps before attempt+1 of a step that lost a race or met a busy database (the
+// stores of idgen pause so between the runs of a contended statement): a
 // random time in [d, 2d), d being 1 ms doubled per attempt up to 64 ms, so that racing
 // processes spread out. It returns ctx's error if ctx ends first.
 func Pause(ctx context.Context, attempt int) error {

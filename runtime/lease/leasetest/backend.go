@@ -1,0 +1,244 @@
+package leasetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idgen/idgen/runtime/lease"
+)
+
+// Suite describes a lease.Backend to RunBackend.
+type Suite struct {
+	// Open returns the backend on an empty namespace of its own (a table or key prefix no
+	// other call uses), closing what it opened when t ends. RunBackend calls it once per
+	// subtest.
+	Open func(t *testing.T) lease.Backend
+	// MinTTL is the shortest TTL the store keeps exactly enough for the expiry step: 20 ms
+	// if zero. A store that counts whole seconds (etcd) sets a second.
+	MinTTL time.Duration
+	// Expired waits until the store has ended worker's lease of MinTTL, claimed by the
+	// test under b. Nil waits three times MinTTL; a store that ends leases on its own
+	// schedule (etcd deletes the key) waits for that instead.
+	Expired func(t *testing.T, b lease.Backend, worker int64)
+	// Skew bounds how far the store's clock may be from the test's, for the times a
+	// Claim reports (Expires, Prev): 50 ms if zero, for a store on the same machine.
+	Skew time.Duration
+}
+
+// RunBackend runs the contract every lease.Backend keeps against the backends s.Open
+// returns, as subtests of t:
+//
+//   - "contract": Acquire claims the lowest free worker ID in [0, max], fresh and with no
+//     history, Expires one TTL after the claim in the store's clock, and fails with an
+//     *lease.AllTakenError naming max when all are held (and for a negative max); Renew
+//     holds only under the holder's token and before expiry, else a *lease.LostError
+//     (Taken when another token holds the ID, Expired when the lease ran out); the
+//     recorded tick never goes back, survives release, and is kept in whole milliseconds
+//     rounded up (package millis: a tick of 5,000.3 ms reads back as 5,001 ms, never
+//     5,000); a released or expired ID is claimed again, not fresh, with its end as Prev;
+//     a release by a replaced holder is a *lease.LostError, a second release by the same
+//     holder is not.
+//   - "concurrent": 16 claimers racing for 12 IDs: each ID goes to exactly one, the others
+//     get lease.ErrAllTaken.
+//   - "dense": a released ID in the middle is claimed before the gap above the highest.
+//
+// runtime/lease's SQL backends, plugins/redis/redislease and plugins/etcdlease run it; a
+// Backend for another store passes it before Processes runs a fleet on it.
+func RunBackend(t *testing.T, s Suite) {
+	if s.MinTTL == 0 {
+		s.MinTTL = 20 * time.Millisecond
+	}
+	if s.Skew == 0 {
+		s.Skew = 50 * time.Millisecond
+	}
+	if s.Expired == nil {
+		s.Expired = func(t *testing.T, _ lease.Backend, _ int64) { time.Sleep(3 * s.MinTTL) }
+	}
+	t.Run("contract", func(t *testing.T) { contract(t, s, s.Open(t)) })
+	t.Run("concurrent", func(t *testing.T) { concurrentAcquire(t, s.Open(t)) })
+	t.Run("dense", func(t *testing.T) { lowestFree(t, s.Open(t)) })
+}
+
+func contract(t *testing.T, s Suite, b lease.Backend) {
+	ctx := context.Background()
+	const ttl = time.Minute
+	tokens := []string{lease.NewToken(), lease.NewToken(), lease.NewToken()}
+	for i, tok := range tokens {
+		before := time.Now()
+		c, err := b.Acquire(ctx, 2, tok, ttl)
+		if err != nil {
+			t.Fatalf("acquire %d: %v", i, err)
+		}
+		// Expires is the store's clock plus the TTL.
+		if d := c.Expires.Sub(before.Add(ttl)); d < -s.Skew || d > 5*time.Second {
+			t.Errorf("acquire %d: Expires %v, %v after the claim began plus the TTL", i, c.Expires, d)
+		}
+		if c != (lease.Claim{Worker: int64(i), Fresh: true, Expires: c.Expires}) {
+			t.Errorf("acquire %d = %+v, want worker %d, fresh, with no history", i, c, i)
+		}
+	}
+
+	_, err := b.Acquire(ctx, 2, lease.NewToken(), ttl)
+	var all *lease.AllTakenError
+	if !errors.Is(err, lease.ErrAllTaken) || !errors.As(err, &all) || all.Max != 2 {
+		t.Fatalf("acquire with every ID held: err = %v, want *AllTakenError{Max: 2}", err)
+	}
+	if got, want := err.Error(), "lease: every worker ID in [0, 2] is held"; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+
+	// Renewal holds only under the holder's token.
+	t1 := time.UnixMilli(time.Now().UnixMilli() + 5000)
+	if err := b.Renew(ctx, 1, tokens[1], ttl, t1); err != nil {
+		t.Fatalf("renew by the holder: %v", err)
+	}
+	wantLost(t, "renew with another holder's token", b.Renew(ctx, 1, tokens[0], ttl, t1), 1, true)
+	wantLost(t, "renew of an ID never leased", b.Renew(ctx, 7, tokens[0], ttl, t1), 7, false)
+
+	// The recorded tick never goes back, a part of a millisecond rounds up, and a
+	// release keeps it.
+	if err := b.Renew(ctx, 1, tokens[1], ttl, t1.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Renew(ctx, 1, tokens[1], ttl, t1.Add(300*time.Microsecond)); err != nil {
+		t.Fatal(err)
+	}
+	last := t1.Add(time.Millisecond)
+	before := time.Now()
+	if err := b.Release(ctx, 1, tokens[1], time.Time{}); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if err := b.Release(ctx, 1, tokens[1], time.Time{}); err != nil {
+		t.Errorf("second release by the same holder: %v", err)
+	}
+	c, err := b.Acquire(ctx, 2, lease.NewToken(), ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker != 1 || !c.Last.Equal(last) || c.Fresh {
+		t.Errorf("acquire after release = %+v, want worker 1, last %v (5,000.3 ms rounded up), not fresh", c, last)
+	}
+	// Prev is the release, in the store's clock.
+	if d := c.Prev.Sub(before); d < -s.Skew || d > 5*time.Second {
+		t.Errorf("acquire after release: Prev %v, %v after the release began", c.Prev, d)
+	}
+	wantLost(t, "release by the replaced holder", b.Release(ctx, 1, tokens[1], t1), 1, true)
+
+	// A lease that expired cannot be renewed, and is claimed with its end as Prev.
+	if err := b.Release(ctx, 2, tokens[2], time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	short := lease.NewToken()
+	if c, err := b.Acquire(ctx, 2, short, s.MinTTL); err != nil || c.Worker != 2 {
+		t.Fatalf("acquire for %v = %+v, %v; want worker 2", s.MinTTL, c, err)
+	}
+	s.Expired(t, b, 2)
+	err = b.Renew(ctx, 2, short, ttl, time.Time{})
+	var lost *lease.LostError
+	if !errors.As(err, &lost) || lost.Taken || lost.Expired.IsZero() || !errors.Is(err, lease.ErrLost) {
+		t.Fatalf("renew after expiry: err = %v, want *LostError with Expired", err)
+	}
+	if !strings.Contains(err.Error(), "lease: worker ID 2 lost: expired at ") {
+		t.Errorf("error = %q", err)
+	}
+	c, err = b.Acquire(ctx, 2, lease.NewToken(), ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker != 2 || !c.Prev.Equal(lost.Expired) || c.Fresh {
+		t.Errorf("acquire of the expired ID = %+v, want worker 2, Prev %v, not fresh", c, lost.Expired)
+	}
+	// The holder whose lease expired may no longer release it.
+	wantLost(t, "release after the ID was taken over", b.Release(ctx, 2, short, time.Time{}), 2, true)
+
+	// A smaller max sees a smaller range.
+	if _, err := b.Acquire(ctx, 0, lease.NewToken(), ttl); !errors.Is(err, lease.ErrAllTaken) {
+		t.Errorf("acquire in [0, 0]: err = %v, want ErrAllTaken", err)
+	}
+	if _, err := b.Acquire(ctx, -1, lease.NewToken(), ttl); err == nil {
+		t.Error("acquire with a negative max succeeded")
+	}
+}
+
+func wantLost(t *testing.T, what string, err error, worker int64, taken bool) {
+	t.Helper()
+	var lost *lease.LostError
+	if !errors.As(err, &lost) || !errors.Is(err, lease.ErrLost) {
+		t.Errorf("%s: err = %v, want *LostError", what, err)
+		return
+	}
+	if lost.Worker != worker || lost.Taken != taken {
+		t.Errorf("%s: %+v, want worker %d, taken %v", what, *lost, worker, taken)
+	}
+}
+
+// concurrentAcquire races more claimers than IDs: each ID goes to exactly one, the rest
+// are told every ID is held.
+func concurrentAcquire(t *testing.T, b lease.Backend) {
+	const max, claimers = 11, 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		got  []int64
+		full int
+	)
+	start := make(chan struct{})
+	for range claimers {
+		wg.Go(func() {
+			<-start
+			c, err := b.Acquire(context.Background(), max, lease.NewToken(), time.Minute)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				got = append(got, c.Worker)
+			case errors.Is(err, lease.ErrAllTaken):
+				full++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	slices.Sort(got)
+	want := make([]int64, max+1)
+	for i := range want {
+		want[i] = int64(i)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || full != claimers-max-1 {
+		t.Errorf("claimed %v and %d were refused; want %v and %d", got, full, want, claimers-max-1)
+	}
+}
+
+// lowestFree: a released ID in the middle is the next one claimed, before the gap above
+// the highest.
+func lowestFree(t *testing.T, b lease.Backend) {
+	ctx := context.Background()
+	toks := map[int64]string{}
+	for range 5 {
+		tok := lease.NewToken()
+		c, err := b.Acquire(ctx, 100, tok, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[c.Worker] = tok
+	}
+	for _, w := range []int64{3, 1} {
+		if err := b.Release(ctx, w, toks[w], time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int64{1, 3, 5, 6} {
+		c, err := b.Acquire(ctx, 100, lease.NewToken(), time.Minute)
+		if err != nil || c.Worker != want {
+			t.Fatalf("acquire = %d, %v; want %d", c.Worker, err, want)
+		}
+	}
+}
