@@ -1,9 +1,9 @@
 module github.com/idgen/idgen/idgenclient
 
-go 1.26.0
+go 1.25.0
 
 require (
-	connectrpc.com/connect v1.21.1
+	connectrpc.com/connect v1.21.0
 	github.com/idgen/idgen v0.1.0
 	google.golang.org/protobuf v1.36.12
 )

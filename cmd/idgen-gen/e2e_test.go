@@ -119,7 +119,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"go.mod":           "module example.com/e2e\n\ngo 1.26.0\n\nrequire github.com/idgen/idgen v0.0.0\n\nreplace github.com/idgen/idgen => " + root + "\n",
+		"go.mod":           "module example.com/e2e\n\ngo 1.25.0\n\nrequire github.com/idgen/idgen v0.0.0\n\nreplace github.com/idgen/idgen => " + root + "\n",
 		"go.sum":           string(sum),
 		"models/models.go": strings.Replace(e2eModels, "IDGEN_GEN", exe, 1),
 		"main.go":          e2eMain,

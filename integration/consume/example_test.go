@@ -8,7 +8,6 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/consume"
-	"github.com/idgen/idgen/runtime/idem"
 	"github.com/idgen/idgen/runtime/ledger"
 	"github.com/idgen/idgen/runtime/sqldb"
 )
@@ -58,24 +57,6 @@ func ExampleOnceTx() {
 	fmt.Printf("%d row, %+v\n", n, stats.Counts())
 	// Output:
 	// 1 row, {Processed:1 Duplicate:1 Failed:0 DeadLettered:0 NoKey:0 Paused:0 Redelivered:1}
-}
-
-// Once for an effect outside the database, here a line printed: the key is claimed in an
-// idem.Store and marked done after the effect.
-func ExampleOnce() {
-	store := idem.NewMemory()
-	process := consume.Once(store, func(ctx context.Context, o order) error {
-		fmt.Println("mail about", o.No)
-		return nil
-	}, idem.OnceOptions{})
-	for range 2 {
-		ran, err := process(context.Background(), "msg-8", order{"ORD-8", 500})
-		fmt.Println(ran, err)
-	}
-	// Output:
-	// mail about ORD-8
-	// true <nil>
-	// false <nil>
 }
 
 // OnceTxBatch as an adapter runs it: three messages in one transaction, one of them a

@@ -1,6 +1,6 @@
 module github.com/idgen/idgen/plugins/idgent
 
-go 1.26.0
+go 1.25.0
 
 require (
 	entgo.io/ent v0.14.5
@@ -21,8 +21,8 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/zclconf/go-cty v1.14.4 // indirect
 	github.com/zclconf/go-cty-yaml v1.1.0 // indirect
-	golang.org/x/mod v0.43.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
-	golang.org/x/tools v0.53.0 // indirect
+	golang.org/x/mod v0.40.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 )

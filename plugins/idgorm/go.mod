@@ -1,6 +1,6 @@
 module github.com/idgen/idgen/plugins/idgorm
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/google/uuid v1.6.0
@@ -11,5 +11,5 @@ require (
 require (
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.5 // indirect
-	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )

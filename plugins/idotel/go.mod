@@ -1,6 +1,6 @@
 module github.com/idgen/idgen/plugins/idotel
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/idgen/idgen v0.1.0
@@ -18,5 +18,5 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/sdk v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )

@@ -1,6 +1,6 @@
 module github.com/idgen/idgen/plugins/idrabbit
 
-go 1.26.0
+go 1.25.0
 
 require github.com/idgen/idgen v0.1.0
 

@@ -1,14 +1,14 @@
 module github.com/idgen/idgen/plugins/redis
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/idgen/idgen v0.1.0
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.22.0
 )
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )

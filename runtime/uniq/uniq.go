@@ -119,7 +119,8 @@ func Wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*DuplicateError](err); ok {
+	var dup *DuplicateError
+	if errors.As(err, &dup) {
 		return err
 	}
 	v, ok := As(err)

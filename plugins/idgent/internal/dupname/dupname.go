@@ -30,8 +30,8 @@ WHERE il."unique" ORDER BY il.name, ii.seqno`
 // exists (a primary key that is the rowid has none), the constraint stays unnamed.
 func Wrap(ctx context.Context, q Querier, err error) error {
 	err = uniq.Wrap(err)
-	dup, ok := errors.AsType[*uniq.DuplicateError](err)
-	if !ok || q == nil || dup.Driver != sqldb.SQLite || dup.Constraint != "" || dup.Table == "" || len(dup.Columns) == 0 {
+	var dup *uniq.DuplicateError
+	if !errors.As(err, &dup) || q == nil || dup.Driver != sqldb.SQLite || dup.Constraint != "" || dup.Table == "" || len(dup.Columns) == 0 {
 		return err
 	}
 	if name := lookup(ctx, q, dup.Table, dup.Columns); name != "" {

@@ -6,37 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
-
-	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/snowflake"
 	"github.com/idgen/idgen/runtime/sqldb"
 )
 
-// Three processes (here three leases in one) share worker IDs 0 and 1 through a SQLite
-// file; the third waits its turn, and the ID it then takes over starts after the last one
-// its previous holder issued.
+// Three holders share worker IDs 0 and 1 (here in one process, through a Memory backend;
+// across processes through NewSQL, redislease.New or etcdlease.New): the third waits its
+// turn, and the ID it then takes over starts after the last one its previous holder
+// issued.
 func Example() {
-	dir, err := os.MkdirTemp("", "lease-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "leases.db")+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	backend, err := lease.NewSQL(db, sqldb.SQLite, lease.SQLOptions{}) // table idgen_lease, created if missing
-	if err != nil {
-		panic(err)
-	}
-
+	backend := lease.NewMemory()
 	ctx := context.Background()
-	// The table is new: the first claim of each worker ID issues nothing until one TTL
+	// The backend is new: the first claim of each worker ID issues nothing until one TTL
 	// after it (any holder a store that lost its data forgot has stopped by then), so
 	// a.Next and b.WorkerID below each wait about a second.
 	cfg := lease.Config{Layout: snowflake.Classic(), MaxWorker: 1, TTL: time.Second}
@@ -83,4 +67,27 @@ func Example() {
 	// true lease: every worker ID in [0, 1] is held
 	// c issues as worker 0 after a's last ID: true
 	// true lease: worker ID 0 not held: lease: closed
+}
+
+// A backend shared by the fleet: a table in the database it already uses, created if
+// missing, here PostgreSQL through pgx's database/sql driver (imported by the program as
+// _ "github.com/jackc/pgx/v5/stdlib"). The Lease renews itself until Close.
+func ExampleNewSQL() {
+	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	backend, err := lease.NewSQL(db, sqldb.Postgres, lease.SQLOptions{}) // table idgen_lease
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	l, err := lease.Acquire(ctx, backend, lease.Config{Layout: snowflake.Classic(), TTL: 10 * time.Second})
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close(ctx)
+	id, err := l.NextContext(ctx)
+	fmt.Println(id, err)
 }

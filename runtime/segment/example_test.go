@@ -5,34 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"path/filepath"
-
-	_ "modernc.org/sqlite"
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/sqldb"
 )
 
-// Two allocators of one tag (two processes, say) share a SQLite file: each serves its own
-// block of 10, so their IDs never collide, and each hands its IDs out in order. Another
-// tag counts on its own.
+// Two allocators of one tag (two processes, say) share a store: each serves its own block
+// of 10, so their IDs never collide, and each hands its IDs out in order. Another tag
+// counts on its own. Here the store is a Memory; across processes it is NewSQL's table.
 func Example() {
-	dir, err := os.MkdirTemp("", "segment-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "ids.db")+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		panic(err)
-	}
-	defer db.Close()
-	store, err := segment.NewSQL(db, sqldb.SQLite, segment.SQLOptions{}) // table idgen_segment, created if missing
-	if err != nil {
-		panic(err)
-	}
-
+	store := segment.NewMemory()
 	ctx := context.Background()
 	opts := segment.Options{Step: 10, MinStep: 10, MaxStep: 10}
 	a, err := segment.New(store, "order", opts)
@@ -73,4 +56,25 @@ func Example() {
 	// a: 1 [2 3 4]
 	// b: 11
 	// payment: 1
+}
+
+// A store shared by processes: a table in the database they already use, created if
+// missing, here PostgreSQL through pgx's database/sql driver (imported by the program as
+// _ "github.com/jackc/pgx/v5/stdlib").
+func ExampleNewSQL() {
+	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	store, err := segment.NewSQL(db, sqldb.Postgres, segment.SQLOptions{}) // table idgen_segment
+	if err != nil {
+		panic(err)
+	}
+	orders, err := segment.New(store, "order", segment.Options{})
+	if err != nil {
+		panic(err)
+	}
+	id, err := orders.NextInt64(context.Background())
+	fmt.Println(id, err)
 }
