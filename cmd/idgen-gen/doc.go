@@ -37,7 +37,8 @@
 //	snowflake  int64     a snowflake ID, BIGINT in SQL
 //	    prefix=usr       text "usr_" + 13 base32 characters (sorts like the number), so an
 //	                     API refuses an OrderID where a UserID belongs; default: decimal.
-//	                     Two types of one package may not share a prefix. A prefixed
+//	                     No two types of the packages of one run may share a prefix
+//	                     (idgen.CheckPrefixes checks a whole program). A prefixed
 //	                     ID is text: its JSON is a string and JSON numbers are refused
 //	    json=string      JSON as a string (default: JavaScript loses integers above 2^53)
 //	    json=number      JSON as a number; for a decimal ID, strings and numbers are
@@ -75,11 +76,40 @@
 // MarshalText/UnmarshalText, MarshalJSON/UnmarshalJSON, Scan/Value, IsZero, Time, and
 // Generate(ctx, src), which the GORM and ent plugins call to fill a zero ID.
 //
+// At the edges of a service, with standard-library signatures only (no framework is
+// imported): UnmarshalParam(string) error for gin's and echo's binders, Bind(string) error
+// for oapi-codegen's runtime, MarshalGQL(io.Writer) and UnmarshalGQL(any) error for a
+// gqlgen scalar (strings; a decimal snowflake ID also takes the json.Number, int64 and int
+// gqlgen passes for numbers), Prefix() string (what every ID's text starts with, "" when
+// the text does not say its type) and Kind() idgen.Kind.
+//
+// Every generated file registers its types at init with idgen.Register: idgen.Resolve
+// tells the type of a prefixed text ID from its prefix alone (Relay's node(id:), support
+// tools), idgen.Types lists every type with its Go type and SQL storage for the plugins,
+// and idgen.CheckPrefixes, called in a test, reports a prefix two packages of one program
+// share. The generator refuses a prefix shared by types of packages generated in one run.
+//
+// Empty text is the zero ID, in every kind and every reader: UnmarshalText, UnmarshalParam,
+// Bind, UnmarshalGQL (null too), UnmarshalJSON of "" and Scan of "" (NULL too), so an
+// optional parameter left empty (?after=) is unset, not an error. ParseX("") is an error:
+// a call to ParseX asks for an ID.
+//
+// Writers refuse what readers refuse. AppendText, MarshalText, MarshalJSON and Value of a
+// value no reader accepts (a negative snowflake ID such as UserID(-1), or a business
+// number made by a conversion from text that is not one) return a *codec.ValueError
+// matching codec.ErrInvalid, so the bad ID fails where it is made, not in the service that
+// reads it; MarshalGQL, which cannot return an error, writes null. String never fails: for
+// such a value it returns the Go form, UserID(-1) or OrderNo("x"), which no reader accepts.
+// The zero business number has no text: it writes empty text, JSON "" and SQL NULL, each
+// read back as the zero number. Every other value a writer accepts has a non-empty text.
+//
 // Every text form is canonical, so one ID has one text (cache and idempotency keys rely
 // on it): decimal IDs without leading zeros ("0" itself aside), JSON exactly as
 // encoding/json passes it to UnmarshalJSON (no surrounding space, strings without escapes),
-// UUIDs and ObjectIds read in either case and written in lowercase. ParseX(x.String()) == x
-// for every x, and ParseX(s).String() == s for every s accepted (lowercased for hex).
+// UUIDs and ObjectIds read in either case and written in lowercase. For every x the
+// writers accept, each reader reads what each writer wrote back as x, and
+// ParseX(x.String()) == x unless x is the zero business number (whose text is empty);
+// ParseX(s).String() == s for every s accepted (lowercased for hex).
 //
 // Only snowflake sources give a meaningful Time and Parts. A source of dense counters (a
 // runtime/segment Allocator) can fill a snowflake ID, whose Time is then meaningless, and

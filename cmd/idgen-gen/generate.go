@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,7 @@ type options struct {
 func generate(pkgs []*packages.Package, opts options) ([]file, error) {
 	var files []file
 	var errs []error
+	var models []*pkgModel
 	for _, p := range pkgs {
 		m, err := model(p)
 		if err != nil {
@@ -36,6 +38,17 @@ func generate(pkgs []*packages.Package, opts options) ([]file, error) {
 			continue
 		}
 		if m.dir == "" {
+			continue
+		}
+		models = append(models, m)
+	}
+	refused := map[*pkgModel]bool{}
+	for _, c := range prefixClashes(models) {
+		errs = append(errs, c.err)
+		refused[c.a], refused[c.b] = true, true
+	}
+	for _, m := range models {
+		if refused[m] {
 			continue
 		}
 		path := filepath.Join(m.dir, outputName(m.name))
@@ -52,6 +65,50 @@ func generate(pkgs []*packages.Package, opts options) ([]file, error) {
 		files = append(files, file{path: path, content: src})
 	}
 	return files, errors.Join(errs...)
+}
+
+// clash is a prefix two packages of one run give their types.
+type clash struct {
+	a, b *pkgModel
+	err  error
+}
+
+// prefixClashes refuses a prefix shared by types of two packages generated in one run: in
+// a program that links both, the text of one would be the other's, and idgen.Resolve
+// could tell neither (idgen.CheckPrefixes reports what separate runs let through). Types
+// of one package are checked by sharedPrefixes.
+func prefixClashes(models []*pkgModel) []clash {
+	type owner struct {
+		m *pkgModel
+		t *idType
+	}
+	first := map[string]owner{}
+	var out []clash
+	for _, m := range models {
+		for _, t := range m.types {
+			if t.prefix == "" {
+				continue
+			}
+			o, ok := first[t.prefix]
+			if !ok {
+				first[t.prefix] = owner{m, t}
+				continue
+			}
+			if o.m == m {
+				continue // sharedPrefixes reports it
+			}
+			out = append(out, clash{o.m, m, errorAt(prefixPos(t), "idgen:%s: %s.%s has prefix %q, as %s.%s has (%s): give each type of a program its own prefix, so that idgen.Resolve can tell their text apart", t.kind, m.path, t.name, t.prefix, o.m.path, o.t.name, prefixPos(o.t))})
+		}
+	}
+	return out
+}
+
+// prefixPos is where a type's prefix option was given.
+func prefixPos(t *idType) token.Position {
+	if p, ok := t.optPos["prefix"]; ok {
+		return p
+	}
+	return t.pos
 }
 
 // outputName is the generated file's name for a package.

@@ -111,6 +111,8 @@ func relativize(err error) error {
 				line = rel + line[i:]
 			}
 		}
+		// A second position in the line (where a clashing prefix was first given).
+		line = strings.ReplaceAll(line, wd+string(filepath.Separator), "")
 		out = append(out, line)
 	}
 	return fmt.Errorf("%s", strings.Join(out, "\n"))

@@ -46,8 +46,11 @@ func render(m *pkgModel) ([]byte, error) {
 		case kindObjectID:
 			renderObjectID(f, t)
 		}
+		f.Line()
+		renderEdges(f, t)
 	}
 	f.Line()
+	renderRegister(f, m)
 	f.Comment("The runtime must be the one this code was generated for, and every type must have")
 	f.Comment("what the ORM plugins need to fill it.")
 	f.Const().Id("_").Op("=").Qual(pkgIdgen, "GeneratedCodeV1")
@@ -239,22 +242,34 @@ func setFromNullable(n string, call Code, zeroFirst bool, zero Code) []Code {
 }
 
 // renderTextMethods writes String, MarshalText and UnmarshalText over AppendText and parse.
-func renderTextMethods(f *File, n string, size int, parse string) {
-	f.Comment("String returns the text form, as AppendText writes it.")
-	f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(
-		List(Id("b"), Id("_")).Op(":=").Id("id").Dot("AppendText").Call(Make(Index().Byte(), Lit(0), Lit(size))),
-		Return(String().Call(Id("b"))),
-	)
+// invalid is what String returns when AppendText refuses the value (nil: it never does);
+// zero is the zero value, which empty text unmarshals to.
+func renderTextMethods(f *File, n string, size int, parse string, invalid, zero Code) {
+	if invalid == nil {
+		f.Comment("String returns the text form, as AppendText writes it.")
+		f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(
+			List(Id("b"), Id("_")).Op(":=").Id("id").Dot("AppendText").Call(Make(Index().Byte(), Lit(0), Lit(size))),
+			Return(String().Call(Id("b"))),
+		)
+	} else {
+		f.Comment("String returns the text form, as AppendText writes it. It does not fail: for a value no")
+		f.Commentf("reader accepts it returns the Go form, as in %s(-1), which no reader accepts either.", n)
+		f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(
+			List(Id("b"), Err()).Op(":=").Id("id").Dot("AppendText").Call(Make(Index().Byte(), Lit(0), Lit(size))),
+			If(Err().Op("!=").Nil()).Block(Return(invalid)),
+			Return(String().Call(Id("b"))),
+		)
+	}
 	f.Line()
 	f.Comment("MarshalText implements encoding.TextMarshaler.")
 	f.Func().Params(Id("id").Id(n)).Id("MarshalText").Params().Params(Index().Byte(), Error()).Block(
 		Return(Id("id").Dot("AppendText").Call(Nil())),
 	)
 	f.Line()
-	f.Comment("UnmarshalText implements encoding.TextUnmarshaler.")
-	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalText").Params(Id("b").Index().Byte()).Error().Block(
-		setFrom(n, Id(parse).Call(String().Call(Id("b"))))...,
-	)
+	f.Commentf("UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero %s.", n)
+	body := []Code{If(Len(Id("b")).Op("==").Lit(0)).Block(Op("*").Id("id").Op("=").Add(zero), Return(Nil()))}
+	body = append(body, setFrom(n, Id(parse).Call(String().Call(Id("b"))))...)
+	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalText").Params(Id("b").Index().Byte()).Error().Block(body...)
 	f.Line()
 }
 
@@ -264,10 +279,17 @@ func renderQuotedJSON(f *File, n string, size int, why string) {
 	f.Func().Params(Id("id").Id(n)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
 		Id("b").Op(":=").Make(Index().Byte(), Lit(1), Lit(size+2)),
 		Id("b").Index(Lit(0)).Op("=").LitRune('"'),
-		List(Id("b"), Id("_")).Op("=").Id("id").Dot("AppendText").Call(Id("b")),
+		List(Id("b"), Err()).Op(":=").Id("id").Dot("AppendText").Call(Id("b")),
+		If(Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 		Return(Append(Id("b"), LitRune('"')), Nil()),
 	)
 	f.Line()
+}
+
+// scanEmpty is the statement of every Scan that reads empty text as the zero ID, as
+// UnmarshalText does.
+func scanEmpty(zero Code) Code {
+	return If(Qual(pkgCodec, "EmptyText").Call(Id("src"))).Block(Op("*").Id("id").Op("=").Add(zero), Return(Nil()))
 }
 
 // renderByteArrayText writes the text and JSON methods of a byte-array ID type (UUIDs,
@@ -290,7 +312,7 @@ func renderByteArrayText(f *File, n string, width, size int, form string, parseB
 		Return(appendCall, Nil()),
 	)
 	f.Line()
-	renderTextMethods(f, n, size, parse)
+	renderTextMethods(f, n, size, parse, nil, Id(n).Values())
 	renderQuotedJSON(f, n, size, "")
 	f.Comment("UnmarshalJSON implements json.Unmarshaler: a JSON string without escapes, as")
 	f.Comment("encoding/json passes it; null leaves the ID alone.")

@@ -39,17 +39,35 @@ func renderNumber(f *File, t *idType) {
 		Return(Id(n).Call(Id("s")), Nil()),
 	)
 	f.Line()
-	f.Comment("String returns the number.")
-	f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(Return(String().Call(Id("id"))))
+	check := "check" + n
+	f.Commentf("%s returns nil for a valid %s or the zero one, and otherwise an error matching", check, n)
+	f.Comment("codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by")
+	f.Comment("every writer.")
+	f.Func().Id(check).Params(Id("id").Id(n)).Error().Block(
+		If(Id("id").Op("==").Lit("")).Block(Return(Nil())),
+		If(List(Id("_"), Err()).Op(":=").Id(format).Dot("Parse").Call(String().Call(Id("id"))), Err().Op("!=").Nil()).Block(
+			Return(Qual(pkgCodec, "InvalidString").Call(Lit(n), String().Call(Id("id")), Err())),
+		),
+		Return(Nil()),
+	)
 	f.Line()
-	f.Comment("AppendText implements encoding.TextAppender.")
+	f.Commentf("String returns the number; \"\" for the zero %s. It does not fail: for a value no reader", n)
+	f.Commentf("accepts it returns the Go form, as in %s(\"x\"), which no reader accepts either.", n)
+	f.Func().Params(Id("id").Id(n)).Id("String").Params().String().Block(
+		If(Id(check).Call(Id("id")).Op("!=").Nil()).Block(Return(invalidText(t))),
+		Return(String().Call(Id("id"))),
+	)
+	f.Line()
+	f.Commentf("AppendText implements encoding.TextAppender: the number, nothing for the zero %s. A", n)
+	f.Comment("value that is not a valid number is an error matching codec.ErrInvalid.")
 	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
+		If(Err().Op(":=").Id(check).Call(Id("id")), Err().Op("!=").Nil()).Block(Return(Id("b"), Err())),
 		Return(Append(Id("b"), Id("id").Op("...")), Nil()),
 	)
 	f.Line()
-	f.Comment("MarshalText implements encoding.TextMarshaler.")
+	f.Comment("MarshalText implements encoding.TextMarshaler, as AppendText writes.")
 	f.Func().Params(Id("id").Id(n)).Id("MarshalText").Params().Params(Index().Byte(), Error()).Block(
-		Return(Index().Byte().Call(Id("id")), Nil()),
+		Return(Id("id").Dot("AppendText").Call(Nil())),
 	)
 	f.Line()
 	f.Commentf("UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero %s.", n)
@@ -61,8 +79,10 @@ func renderNumber(f *File, t *idType) {
 		Return(Nil()),
 	)
 	f.Line()
-	f.Comment("MarshalJSON implements json.Marshaler: a JSON string.")
+	f.Commentf("MarshalJSON implements json.Marshaler: a JSON string, \"\" for the zero %s. A value that", n)
+	f.Comment("is not a valid number is an error matching codec.ErrInvalid.")
 	f.Func().Params(Id("id").Id(n)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+		If(Err().Op(":=").Id(check).Call(Id("id")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 		Return(Qual(pkgCodec, "MarshalJSONString").Call(String().Call(Id("id")))),
 	)
 	f.Line()
@@ -83,8 +103,12 @@ func renderNumber(f *File, t *idType) {
 		Return(Id("id").Dot("UnmarshalText").Call(Index().Byte().Call(Id("s")))),
 	)
 	f.Line()
-	f.Comment("Value implements driver.Valuer: the number as text.")
+	f.Commentf("Value implements driver.Valuer: the number as text, and NULL for the zero %s (which Scan", n)
+	f.Comment("reads back as zero; a NOT NULL column refuses a number never set). A value that is not a")
+	f.Comment("valid number is an error matching codec.ErrInvalid.")
 	f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
+		If(Id("id").Op("==").Lit("")).Block(Return(Nil(), Nil())),
+		If(Err().Op(":=").Id(check).Call(Id("id")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
 		Return(String().Call(Id("id")), Nil()),
 	)
 	f.Line()

@@ -17,9 +17,10 @@ func renderObjectID(f *File, t *idType) {
 		[]Code{Return(Qual(pkgCodec, "ParseObjectID").Call(Lit(n), Id("s")))},
 		Qual(pkgObjectID, "Append").Call(Id("b"), raw))
 	f.Commentf("Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes")
-	f.Commentf("stored by another writer. NULL scans as the zero %s. %s", n, scanSelfDoc(n))
+	f.Commentf("stored by another writer. NULL and empty text scan as the zero %s. %s", n, scanSelfDoc(n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		scanSelf(n),
+		scanEmpty(zero),
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanObjectID").Call(Lit(n), Id("src")),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("v")),

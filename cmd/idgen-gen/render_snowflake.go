@@ -41,24 +41,27 @@ func renderSnowflake(f *File, t *idType) {
 	f.Func().Id(parse).Params(Id("s").String()).Params(Int64(), Error()).Block(Return(parseCall))
 	f.Line()
 
-	f.Commentf("AppendText implements encoding.TextAppender: %s.", form)
+	f.Commentf("AppendText implements encoding.TextAppender: %s. A negative %s, which no", form, n)
+	f.Comment("reader accepts, is an error matching codec.ErrInvalid.")
 	var appendCall *Statement
 	if t.prefix != "" {
 		appendCall = Qual(pkgCodec, "AppendPrefixed").Call(Id("b"), Lit(t.prefix), Int64().Call(Id("id")))
 	} else {
 		appendCall = Qual("strconv", "AppendInt").Call(Id("b"), Int64().Call(Id("id")), Lit(10))
 	}
+	negative := If(Id("id").Op("<").Lit(0)).Block(Return(Id("b"), Qual(pkgCodec, "InvalidInt64").Call(Lit(n), Int64().Call(Id("id")))))
 	f.Func().Params(Id("id").Id(n)).Id("AppendText").Params(Id("b").Index().Byte()).Params(Index().Byte(), Error()).Block(
+		negative,
 		Return(appendCall, Nil()),
 	)
 	f.Line()
-	renderTextMethods(f, n, size, parse)
+	renderTextMethods(f, n, size, parse, invalidText(t), Lit(0))
 
 	if t.jsonNumber {
 		f.Comment("MarshalJSON implements json.Marshaler: a JSON number (json=number; beware that")
 		f.Comment("JavaScript rounds integers above 2^53).")
 		f.Func().Params(Id("id").Id(n)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
-			Return(Qual("strconv", "AppendInt").Call(Make(Index().Byte(), Lit(0), Lit(20)), Int64().Call(Id("id")), Lit(10)), Nil()),
+			Return(Id("id").Dot("AppendText").Call(Make(Index().Byte(), Lit(0), Lit(19)))),
 		)
 		f.Line()
 	} else if t.prefix != "" {
@@ -75,23 +78,27 @@ func renderSnowflake(f *File, t *idType) {
 		f.Comment("a JSON string holding the decimal text or a JSON integer, both without leading zeros;")
 		f.Comment("null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.")
 	}
+	f.Comment("An empty JSON string is the zero ID, as empty text is.")
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("UnmarshalJSON").Params(Id("b").Index().Byte()).Error().Block(
-		setFromNullable(n, Qual(pkgCodec, "UnmarshalJSONInt64").Call(Lit(n), Id("b"), Lit(t.prefix == ""), Id(parse)), false, nil)...,
+		append([]Code{If(String().Call(Id("b")).Op("==").Lit(`""`)).Block(Op("*").Id("id").Op("=").Lit(0), Return(Nil()))}, setFromNullable(n, Qual(pkgCodec, "UnmarshalJSONInt64").Call(Lit(n), Id("b"), Lit(t.prefix == ""), Id(parse)), false, nil)...)...,
 	)
 	f.Line()
 
 	f.Commentf("Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.")
-	f.Commentf("NULL scans as the zero %s. %s", n, scanSelfDoc(n))
+	f.Commentf("NULL and empty text scan as the zero %s. %s", n, scanSelfDoc(n))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		scanSelf(n),
+		scanEmpty(Lit(0)),
 		List(Id("v"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanInt64").Call(Lit(n), Id("src"), Id(parse)),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("v")),
 		Return(Nil()),
 	)
 	f.Line()
-	f.Comment("Value implements driver.Valuer: the ID as a BIGINT.")
+	f.Comment("Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is")
+	f.Comment("an error matching codec.ErrInvalid.")
 	f.Func().Params(Id("id").Id(n)).Id("Value").Params().Params(Qual("database/sql/driver", "Value"), Error()).Block(
+		If(Id("id").Op("<").Lit(0)).Block(Return(Nil(), Qual(pkgCodec, "InvalidInt64").Call(Lit(n), Int64().Call(Id("id"))))),
 		Return(Int64().Call(Id("id")), Nil()),
 	)
 	f.Line()

@@ -55,9 +55,10 @@ func renderUUID(f *File, t *idType, gorm bool) {
 			Return(Id(parse).Call(Id("s"))),
 		)
 	}
-	commentLines(f, fmt.Sprintf("Scan implements sql.Scanner: %s.\nNULL scans as the zero %s. %s", scanDoc, n, scanSelfDoc(n)))
+	commentLines(f, fmt.Sprintf("Scan implements sql.Scanner: %s.\nNULL and empty text scan as the zero %s. %s", scanDoc, n, scanSelfDoc(n)))
 	f.Func().Params(Id("id").Op("*").Id(n)).Id("Scan").Params(Id("src").Any()).Error().Block(
 		scanSelf(n),
+		scanEmpty(zero),
 		List(Id("u"), Id("_"), Err()).Op(":=").Qual(pkgCodec, "ScanUUID").Call(Lit(n), Id("src"), scanParse),
 		If(Err().Op("!=").Nil()).Block(Return(Err())),
 		Op("*").Id("id").Op("=").Id(n).Call(Id("u")),

@@ -5,6 +5,8 @@ package gormtypes
 import (
 	"context"
 	"database/sql/driver"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -54,14 +56,22 @@ func parseUserID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative UserID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("UserID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in UserID(-1), which no reader accepts either.
 func (id UserID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 17))
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "UserID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -70,8 +80,12 @@ func (id UserID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserID.
 func (id *UserID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseUserID(string(b))
 	if err != nil {
 		return err
@@ -84,14 +98,22 @@ func (id *UserID) UnmarshalText(b []byte) error {
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *UserID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
 		return err
@@ -104,10 +126,15 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserID. A *UserID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserID) Scan(src any) error {
 	if p, ok := src.(*UserID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
@@ -118,8 +145,12 @@ func (id *UserID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id UserID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("UserID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -148,6 +179,50 @@ func (id UserID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "usr", what the text of every UserID starts with.
+func (UserID) Prefix() string {
+	return "usr"
+}
+
+// Kind returns KindSnowflake, the kind of ID UserID is.
+func (UserID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserID (an optional parameter left unset).
+func (id *UserID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserID.
+func (id *UserID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *UserID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("UserID", v, false, parseUserID)
+	if err != nil {
+		return err
+	}
+	*id = UserID(x)
+	return nil
 }
 
 // orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
@@ -196,19 +271,40 @@ func ParseOrderNo(s string) (OrderNo, error) {
 	return OrderNo(s), nil
 }
 
-// String returns the number.
+// checkOrderNo returns nil for a valid OrderNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkOrderNo(id OrderNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := orderNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("OrderNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
 func (id OrderNo) String() string {
+	if checkOrderNo(id) != nil {
+		return "OrderNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero OrderNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id OrderNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero OrderNo.
@@ -225,8 +321,12 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero OrderNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -255,8 +355,16 @@ func (id *OrderNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero OrderNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -298,6 +406,49 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return orderNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "ORD", what the text of every OrderNo starts with.
+func (OrderNo) Prefix() string {
+	return "ORD"
+}
+
+// Kind returns KindNumber, the kind of ID OrderNo is.
+func (OrderNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero OrderNo (an optional parameter left unset).
+func (id *OrderNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero OrderNo.
+func (id *OrderNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id OrderNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero OrderNo.
+func (id *OrderNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("OrderNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewSessionID returns a new SessionID. It needs no source: a SessionID is a random UUIDv7.
@@ -354,8 +505,12 @@ func (id SessionID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero SessionID.
 func (id *SessionID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = SessionID{}
+		return nil
+	}
 	v, err := parseSessionID(string(b))
 	if err != nil {
 		return err
@@ -368,7 +523,10 @@ func (id *SessionID) UnmarshalText(b []byte) error {
 func (id SessionID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -385,10 +543,15 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero SessionID. A *SessionID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero SessionID. A *SessionID (what ent's bulk creates pass back)
+// is copied.
 func (id *SessionID) Scan(src any) error {
 	if p, ok := src.(*SessionID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = SessionID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
@@ -431,6 +594,49 @@ func (id SessionID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id SessionID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a SessionID does not say its type.
+func (SessionID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindUUID7, the kind of ID SessionID is.
+func (SessionID) Kind() idgen.Kind {
+	return idgen.KindUUID7
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero SessionID (an optional parameter left unset).
+func (id *SessionID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero SessionID.
+func (id *SessionID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id SessionID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero SessionID.
+func (id *SessionID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("SessionID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewInvoiceTID returns a new InvoiceTID. It needs no source: an InvoiceTID is a random UUIDv7.
@@ -493,8 +699,12 @@ func (id InvoiceTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero InvoiceTID.
 func (id *InvoiceTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = InvoiceTID{}
+		return nil
+	}
 	v, err := parseInvoiceTID(string(b))
 	if err != nil {
 		return err
@@ -507,7 +717,10 @@ func (id *InvoiceTID) UnmarshalText(b []byte) error {
 func (id InvoiceTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 36)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -523,10 +736,15 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass
+// back) is copied.
 func (id *InvoiceTID) Scan(src any) error {
 	if p, ok := src.(*InvoiceTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = InvoiceTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
@@ -574,6 +792,49 @@ func (id InvoiceTID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id InvoiceTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "invoice", what the text of every InvoiceTID starts with.
+func (InvoiceTID) Prefix() string {
+	return "invoice"
+}
+
+// Kind returns KindTypeID, the kind of ID InvoiceTID is.
+func (InvoiceTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero InvoiceTID (an optional parameter left unset).
+func (id *InvoiceTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero InvoiceTID.
+func (id *InvoiceTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id InvoiceTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero InvoiceTID.
+func (id *InvoiceTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("InvoiceTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewLineTID returns a new LineTID. It needs no source: a LineTID is a random UUIDv7.
@@ -636,8 +897,12 @@ func (id LineTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero LineTID.
 func (id *LineTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = LineTID{}
+		return nil
+	}
 	v, err := parseLineTID(string(b))
 	if err != nil {
 		return err
@@ -650,7 +915,10 @@ func (id *LineTID) UnmarshalText(b []byte) error {
 func (id LineTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 33)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -666,10 +934,15 @@ func (id *LineTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero LineTID. A *LineTID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero LineTID. A *LineTID (what ent's bulk creates pass back) is
+// copied.
 func (id *LineTID) Scan(src any) error {
 	if p, ok := src.(*LineTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = LineTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("LineTID", src, func(s string) ([16]byte, error) {
@@ -704,6 +977,49 @@ func (id LineTID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id LineTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "line", what the text of every LineTID starts with.
+func (LineTID) Prefix() string {
+	return "line"
+}
+
+// Kind returns KindTypeID, the kind of ID LineTID is.
+func (LineTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero LineTID (an optional parameter left unset).
+func (id *LineTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero LineTID.
+func (id *LineTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id LineTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero LineTID.
+func (id *LineTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("LineTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
@@ -757,8 +1073,12 @@ func (id DocumentID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero DocumentID.
 func (id *DocumentID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = DocumentID{}
+		return nil
+	}
 	v, err := parseDocumentID(string(b))
 	if err != nil {
 		return err
@@ -771,7 +1091,10 @@ func (id *DocumentID) UnmarshalText(b []byte) error {
 func (id DocumentID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 26)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -786,11 +1109,15 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
-// creates pass back) is copied.
+// stored by another writer. NULL and empty text scan as the zero DocumentID. A *DocumentID (what
+// ent's bulk creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
 	if p, ok := src.(*DocumentID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = DocumentID{}
 		return nil
 	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
@@ -823,6 +1150,108 @@ func (id DocumentID) Time() time.Time {
 		return time.Time{}
 	}
 	return objectid.Time([12]byte(id))
+}
+
+// Prefix returns "": the text of a DocumentID does not say its type.
+func (DocumentID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindObjectID, the kind of ID DocumentID is.
+func (DocumentID) Kind() idgen.Kind {
+	return idgen.KindObjectID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero DocumentID (an optional parameter left unset).
+func (id *DocumentID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero DocumentID.
+func (id *DocumentID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id DocumentID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero DocumentID.
+func (id *DocumentID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("DocumentID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseUserID(s)
+		},
+		Prefix:  "usr",
+		Storage: idgen.StorageInt8,
+		Zero:    UserID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseOrderNo(s)
+		},
+		Prefix:  "ORD",
+		Storage: idgen.StorageText,
+		Zero:    OrderNo(""),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindUUID7,
+		Parse: func(s string) (any, error) {
+			return ParseSessionID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    SessionID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseInvoiceTID(s)
+		},
+		Prefix:  "invoice",
+		Storage: idgen.StorageUUID,
+		Zero:    InvoiceTID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseLineTID(s)
+		},
+		Prefix:  "line",
+		Storage: idgen.StorageText,
+		Zero:    LineTID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindObjectID,
+		Parse: func(s string) (any, error) {
+			return ParseDocumentID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageText,
+		Zero:    DocumentID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

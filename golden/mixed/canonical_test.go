@@ -38,7 +38,7 @@ type kindCheck struct {
 // UnmarshalText agrees with Parse, and accepted JSON is valid JSON that is the canonical
 // JSON of its value, the quoted canonical text or, for a decimal snowflake ID (numbers),
 // the bare decimal text. Every refusal matches codec.ErrInvalid.
-func canonicalText[T idValue, P idPointer[T]](parse func(string) (T, error), fold, zeroText, numbers bool) func(*testing.T, string) {
+func canonicalText[T idValue, P idPointer[T]](parse func(string) (T, error), fold, numbers bool) func(*testing.T, string) {
 	return func(t *testing.T, s string) {
 		canon := s
 		if fold {
@@ -52,11 +52,15 @@ func canonicalText[T idValue, P idPointer[T]](parse func(string) (T, error), fol
 		} else if back := v.String(); back != canon {
 			t.Fatalf("Parse(%q).String() = %q", s, back)
 		}
-		var u T
+		var u, zero T
 		uerr := P(&u).UnmarshalText([]byte(s))
 		switch {
-		case s == "" && zeroText:
-			// A business number's empty text is its zero value (an unset column).
+		case s == "":
+			// Empty text is the zero value of every kind (an unset optional parameter),
+			// though Parse refuses it.
+			if uerr != nil || u != zero || err == nil {
+				t.Fatalf("UnmarshalText(\"\") = %v, %v; Parse(\"\") = %v", u, uerr, err)
+			}
 		case (uerr == nil) != (err == nil) || uerr == nil && u != v:
 			t.Fatalf("UnmarshalText(%q) = %v, %v; Parse = %v, %v", s, u, uerr, v, err)
 		}
@@ -73,6 +77,12 @@ func canonicalText[T idValue, P idPointer[T]](parse func(string) (T, error), fol
 			t.Fatalf("UnmarshalJSON accepted %q, which encoding/json would never pass", s)
 		}
 		if s == "null" {
+			return
+		}
+		if s == `""` {
+			if j != zero {
+				t.Fatalf(`UnmarshalJSON("") = %v, want the zero value`, j)
+			}
 			return
 		}
 		out, err := j.MarshalJSON()
@@ -112,17 +122,17 @@ func bytes16(raw []byte) (a [16]byte) { copy(a[:], raw); return a }
 func bytes12(raw []byte) (a [12]byte) { copy(a[:], raw); return a }
 
 var kinds = []kindCheck{
-	{"prefixed snowflake", canonicalText[CustomerID](ParseCustomerID, false, false, false), func(t *testing.T, x int64, _ []byte) {
+	{"prefixed snowflake", canonicalText[CustomerID](ParseCustomerID, false, false), func(t *testing.T, x int64, _ []byte) {
 		canonicalValue[CustomerID](t, CustomerID(x&(1<<63-1)), ParseCustomerID)
 	}},
-	{"decimal snowflake", canonicalText[LedgerID](ParseLedgerID, false, false, true), func(t *testing.T, x int64, _ []byte) {
+	{"decimal snowflake", canonicalText[LedgerID](ParseLedgerID, false, true), func(t *testing.T, x int64, _ []byte) {
 		canonicalValue[LedgerID](t, LedgerID(x&(1<<63-1)), ParseLedgerID)
 	}},
-	{"json=number snowflake", canonicalText[EventID](ParseEventID, false, false, true), func(t *testing.T, x int64, _ []byte) {
+	{"json=number snowflake", canonicalText[EventID](ParseEventID, false, true), func(t *testing.T, x int64, _ []byte) {
 		canonicalValue[EventID](t, EventID(x&(1<<63-1)), ParseEventID)
 	}},
 	{"business number", func(t *testing.T, s string) {
-		canonicalText[PaymentNo](ParsePaymentNo, false, true, false)(t, s)
+		canonicalText[PaymentNo](ParsePaymentNo, false, false)(t, s)
 		// A number is the one text of its snowflake ID: formatting the ID it holds gives
 		// the same number back.
 		if n, err := ParsePaymentNo(s); err == nil {
@@ -144,10 +154,10 @@ var kinds = []kindCheck{
 			t.Fatalf("%q -> %d, %v, want %d", s, id, err, x&(1<<63-1))
 		}
 	}},
-	{"uuid7", canonicalText[TraceID](ParseTraceID, true, false, false), func(t *testing.T, _ int64, raw []byte) {
+	{"uuid7", canonicalText[TraceID](ParseTraceID, true, false), func(t *testing.T, _ int64, raw []byte) {
 		canonicalValue[TraceID](t, TraceID(bytes16(raw)), ParseTraceID)
 	}},
-	{"typeid", canonicalText[InvoiceTID](ParseInvoiceTID, false, false, false), func(t *testing.T, _ int64, raw []byte) {
+	{"typeid", canonicalText[InvoiceTID](ParseInvoiceTID, false, false), func(t *testing.T, _ int64, raw []byte) {
 		u := InvoiceTID(bytes16(raw))
 		if _, err := ParseInvoiceTID(u.String()); err != nil {
 			// A TypeID's first base32 character holds 3 bits: every 16 bytes encode.
@@ -155,7 +165,7 @@ var kinds = []kindCheck{
 		}
 		canonicalValue[InvoiceTID](t, u, ParseInvoiceTID)
 	}},
-	{"objectid", canonicalText[DocumentID](ParseDocumentID, true, false, false), func(t *testing.T, _ int64, raw []byte) {
+	{"objectid", canonicalText[DocumentID](ParseDocumentID, true, false), func(t *testing.T, _ int64, raw []byte) {
 		canonicalValue[DocumentID](t, DocumentID(bytes12(raw)), ParseDocumentID)
 	}},
 }

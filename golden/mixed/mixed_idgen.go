@@ -5,6 +5,7 @@ package mixed
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"strconv"
 	"time"
 
@@ -53,14 +54,22 @@ func parseCustomerID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "cus_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative CustomerID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id CustomerID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("CustomerID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "cus", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in CustomerID(-1), which no reader accepts either.
 func (id CustomerID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 17))
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "CustomerID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -69,8 +78,12 @@ func (id CustomerID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero CustomerID.
 func (id *CustomerID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseCustomerID(string(b))
 	if err != nil {
 		return err
@@ -83,14 +96,22 @@ func (id *CustomerID) UnmarshalText(b []byte) error {
 func (id CustomerID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *CustomerID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("CustomerID", b, false, parseCustomerID)
 	if err != nil {
 		return err
@@ -103,10 +124,15 @@ func (id *CustomerID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero CustomerID. A *CustomerID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero CustomerID. A *CustomerID (what ent's bulk creates pass
+// back) is copied.
 func (id *CustomerID) Scan(src any) error {
 	if p, ok := src.(*CustomerID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("CustomerID", src, parseCustomerID)
@@ -117,8 +143,12 @@ func (id *CustomerID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id CustomerID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("CustomerID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -147,6 +177,50 @@ func (id CustomerID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id CustomerID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "cus", what the text of every CustomerID starts with.
+func (CustomerID) Prefix() string {
+	return "cus"
+}
+
+// Kind returns KindSnowflake, the kind of ID CustomerID is.
+func (CustomerID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero CustomerID (an optional parameter left unset).
+func (id *CustomerID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero CustomerID.
+func (id *CustomerID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id CustomerID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *CustomerID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("CustomerID", v, false, parseCustomerID)
+	if err != nil {
+		return err
+	}
+	*id = CustomerID(x)
+	return nil
 }
 
 // paymentNoFormat is the format of every PaymentNo: prefix "PAY", time "20060102150405" in UTC
@@ -195,19 +269,41 @@ func ParsePaymentNo(s string) (PaymentNo, error) {
 	return PaymentNo(s), nil
 }
 
-// String returns the number.
+// checkPaymentNo returns nil for a valid PaymentNo or the zero one, and otherwise an error
+// matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkPaymentNo(id PaymentNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := paymentNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("PaymentNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero PaymentNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in PaymentNo("x"), which no reader accepts either.
 func (id PaymentNo) String() string {
+	if checkPaymentNo(id) != nil {
+		return "PaymentNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero PaymentNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id PaymentNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkPaymentNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id PaymentNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero PaymentNo.
@@ -224,8 +320,12 @@ func (id *PaymentNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero PaymentNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id PaymentNo) MarshalJSON() ([]byte, error) {
+	if err := checkPaymentNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -254,8 +354,16 @@ func (id *PaymentNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero PaymentNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id PaymentNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkPaymentNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -297,6 +405,49 @@ func (id PaymentNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return paymentNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "PAY", what the text of every PaymentNo starts with.
+func (PaymentNo) Prefix() string {
+	return "PAY"
+}
+
+// Kind returns KindNumber, the kind of ID PaymentNo is.
+func (PaymentNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero PaymentNo (an optional parameter left unset).
+func (id *PaymentNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero PaymentNo.
+func (id *PaymentNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id PaymentNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero PaymentNo.
+func (id *PaymentNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("PaymentNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewTraceID returns a new TraceID. It needs no source: a TraceID is a random UUIDv7.
@@ -353,8 +504,12 @@ func (id TraceID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero TraceID.
 func (id *TraceID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = TraceID{}
+		return nil
+	}
 	v, err := parseTraceID(string(b))
 	if err != nil {
 		return err
@@ -367,7 +522,10 @@ func (id *TraceID) UnmarshalText(b []byte) error {
 func (id TraceID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -384,10 +542,15 @@ func (id *TraceID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero TraceID. A *TraceID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero TraceID. A *TraceID (what ent's bulk creates pass back) is
+// copied.
 func (id *TraceID) Scan(src any) error {
 	if p, ok := src.(*TraceID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = TraceID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("TraceID", src, parseTraceID)
@@ -418,6 +581,49 @@ func (id TraceID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id TraceID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a TraceID does not say its type.
+func (TraceID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindUUID7, the kind of ID TraceID is.
+func (TraceID) Kind() idgen.Kind {
+	return idgen.KindUUID7
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero TraceID (an optional parameter left unset).
+func (id *TraceID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero TraceID.
+func (id *TraceID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id TraceID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero TraceID.
+func (id *TraceID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("TraceID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewInvoiceTID returns a new InvoiceTID. It needs no source: an InvoiceTID is a random UUIDv7.
@@ -480,8 +686,12 @@ func (id InvoiceTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero InvoiceTID.
 func (id *InvoiceTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = InvoiceTID{}
+		return nil
+	}
 	v, err := parseInvoiceTID(string(b))
 	if err != nil {
 		return err
@@ -494,7 +704,10 @@ func (id *InvoiceTID) UnmarshalText(b []byte) error {
 func (id InvoiceTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 36)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -510,10 +723,15 @@ func (id *InvoiceTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero InvoiceTID. A *InvoiceTID (what ent's bulk creates pass
+// back) is copied.
 func (id *InvoiceTID) Scan(src any) error {
 	if p, ok := src.(*InvoiceTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = InvoiceTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("InvoiceTID", src, func(s string) ([16]byte, error) {
@@ -551,6 +769,49 @@ func (id InvoiceTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
 }
 
+// Prefix returns "invoice", what the text of every InvoiceTID starts with.
+func (InvoiceTID) Prefix() string {
+	return "invoice"
+}
+
+// Kind returns KindTypeID, the kind of ID InvoiceTID is.
+func (InvoiceTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero InvoiceTID (an optional parameter left unset).
+func (id *InvoiceTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero InvoiceTID.
+func (id *InvoiceTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id InvoiceTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero InvoiceTID.
+func (id *InvoiceTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("InvoiceTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
 // NewEventID returns a new EventID from the default source set with idgen.SetDefault.
 func NewEventID() (EventID, error) {
 	return NewEventIDFrom(context.Background(), nil)
@@ -585,14 +846,22 @@ func parseEventID(s string) (int64, error) {
 	return codec.ParseInt64("EventID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative EventID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id EventID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("EventID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in EventID(-1), which no reader accepts either.
 func (id EventID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "EventID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -601,8 +870,12 @@ func (id EventID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero EventID.
 func (id *EventID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseEventID(string(b))
 	if err != nil {
 		return err
@@ -614,13 +887,18 @@ func (id *EventID) UnmarshalText(b []byte) error {
 // MarshalJSON implements json.Marshaler: a JSON number (json=number; beware that
 // JavaScript rounds integers above 2^53).
 func (id EventID) MarshalJSON() ([]byte, error) {
-	return strconv.AppendInt(make([]byte, 0, 20), int64(id), 10), nil
+	return id.AppendText(make([]byte, 0, 19))
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *EventID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("EventID", b, true, parseEventID)
 	if err != nil {
 		return err
@@ -633,10 +911,15 @@ func (id *EventID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero EventID. A *EventID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero EventID. A *EventID (what ent's bulk creates pass back) is
+// copied.
 func (id *EventID) Scan(src any) error {
 	if p, ok := src.(*EventID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("EventID", src, parseEventID)
@@ -647,8 +930,12 @@ func (id *EventID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id EventID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("EventID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -677,6 +964,52 @@ func (id EventID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id EventID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of an EventID does not say its type.
+func (EventID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID EventID is.
+func (EventID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero EventID (an optional parameter left unset).
+func (id *EventID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero EventID.
+func (id *EventID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON number (json=number), as MarshalJSON
+// writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id EventID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *EventID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("EventID", v, true, parseEventID)
+	if err != nil {
+		return err
+	}
+	*id = EventID(x)
+	return nil
 }
 
 // NewLedgerID returns a new LedgerID from the default source set with idgen.SetDefault.
@@ -713,14 +1046,22 @@ func parseLedgerID(s string) (int64, error) {
 	return codec.ParseInt64("LedgerID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative LedgerID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id LedgerID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("LedgerID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in LedgerID(-1), which no reader accepts either.
 func (id LedgerID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "LedgerID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -729,8 +1070,12 @@ func (id LedgerID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero LedgerID.
 func (id *LedgerID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseLedgerID(string(b))
 	if err != nil {
 		return err
@@ -744,14 +1089,22 @@ func (id *LedgerID) UnmarshalText(b []byte) error {
 func (id LedgerID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *LedgerID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("LedgerID", b, true, parseLedgerID)
 	if err != nil {
 		return err
@@ -764,10 +1117,15 @@ func (id *LedgerID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero LedgerID. A *LedgerID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero LedgerID. A *LedgerID (what ent's bulk creates pass back)
+// is copied.
 func (id *LedgerID) Scan(src any) error {
 	if p, ok := src.(*LedgerID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("LedgerID", src, parseLedgerID)
@@ -778,8 +1136,12 @@ func (id *LedgerID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id LedgerID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("LedgerID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -808,6 +1170,51 @@ func (id LedgerID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id LedgerID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of a LedgerID does not say its type.
+func (LedgerID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID LedgerID is.
+func (LedgerID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero LedgerID (an optional parameter left unset).
+func (id *LedgerID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero LedgerID.
+func (id *LedgerID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id LedgerID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *LedgerID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("LedgerID", v, true, parseLedgerID)
+	if err != nil {
+		return err
+	}
+	*id = LedgerID(x)
+	return nil
 }
 
 // NewDocumentID returns a new DocumentID. It needs no source: a DocumentID is a MongoDB ObjectId
@@ -861,8 +1268,12 @@ func (id DocumentID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero DocumentID.
 func (id *DocumentID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = DocumentID{}
+		return nil
+	}
 	v, err := parseDocumentID(string(b))
 	if err != nil {
 		return err
@@ -875,7 +1286,10 @@ func (id *DocumentID) UnmarshalText(b []byte) error {
 func (id DocumentID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 26)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -890,11 +1304,15 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
-// creates pass back) is copied.
+// stored by another writer. NULL and empty text scan as the zero DocumentID. A *DocumentID (what
+// ent's bulk creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
 	if p, ok := src.(*DocumentID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = DocumentID{}
 		return nil
 	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
@@ -927,6 +1345,117 @@ func (id DocumentID) Time() time.Time {
 		return time.Time{}
 	}
 	return objectid.Time([12]byte(id))
+}
+
+// Prefix returns "": the text of a DocumentID does not say its type.
+func (DocumentID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindObjectID, the kind of ID DocumentID is.
+func (DocumentID) Kind() idgen.Kind {
+	return idgen.KindObjectID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero DocumentID (an optional parameter left unset).
+func (id *DocumentID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero DocumentID.
+func (id *DocumentID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id DocumentID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero DocumentID.
+func (id *DocumentID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("DocumentID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseCustomerID(s)
+		},
+		Prefix:  "cus",
+		Storage: idgen.StorageInt8,
+		Zero:    CustomerID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParsePaymentNo(s)
+		},
+		Prefix:  "PAY",
+		Storage: idgen.StorageText,
+		Zero:    PaymentNo(""),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindUUID7,
+		Parse: func(s string) (any, error) {
+			return ParseTraceID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    TraceID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseInvoiceTID(s)
+		},
+		Prefix:  "invoice",
+		Storage: idgen.StorageUUID,
+		Zero:    InvoiceTID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseEventID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    EventID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseLedgerID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    LedgerID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindObjectID,
+		Parse: func(s string) (any, error) {
+			return ParseDocumentID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageText,
+		Zero:    DocumentID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

@@ -5,6 +5,8 @@ package number
 import (
 	"context"
 	"database/sql/driver"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -59,19 +61,40 @@ func ParseOrderNo(s string) (OrderNo, error) {
 	return OrderNo(s), nil
 }
 
-// String returns the number.
+// checkOrderNo returns nil for a valid OrderNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkOrderNo(id OrderNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := orderNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("OrderNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
 func (id OrderNo) String() string {
+	if checkOrderNo(id) != nil {
+		return "OrderNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero OrderNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id OrderNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero OrderNo.
@@ -88,8 +111,12 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero OrderNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -118,8 +145,16 @@ func (id *OrderNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero OrderNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -161,6 +196,49 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return orderNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "ORD", what the text of every OrderNo starts with.
+func (OrderNo) Prefix() string {
+	return "ORD"
+}
+
+// Kind returns KindNumber, the kind of ID OrderNo is.
+func (OrderNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero OrderNo (an optional parameter left unset).
+func (id *OrderNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero OrderNo.
+func (id *OrderNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id OrderNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero OrderNo.
+func (id *OrderNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("OrderNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // txnNoFormat is the format of every TxnNo: prefix "TXN", time "2006010215" in UTC (UTC+00:00),
@@ -209,19 +287,40 @@ func ParseTxnNo(s string) (TxnNo, error) {
 	return TxnNo(s), nil
 }
 
-// String returns the number.
+// checkTxnNo returns nil for a valid TxnNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkTxnNo(id TxnNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := txnNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("TxnNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero TxnNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in TxnNo("x"), which no reader accepts either.
 func (id TxnNo) String() string {
+	if checkTxnNo(id) != nil {
+		return "TxnNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero TxnNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id TxnNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkTxnNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id TxnNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero TxnNo.
@@ -238,8 +337,12 @@ func (id *TxnNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero TxnNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id TxnNo) MarshalJSON() ([]byte, error) {
+	if err := checkTxnNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -267,8 +370,16 @@ func (id *TxnNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero TxnNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id TxnNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkTxnNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -310,6 +421,49 @@ func (id TxnNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return txnNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "TXN", what the text of every TxnNo starts with.
+func (TxnNo) Prefix() string {
+	return "TXN"
+}
+
+// Kind returns KindNumber, the kind of ID TxnNo is.
+func (TxnNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero TxnNo (an optional parameter left unset).
+func (id *TxnNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero TxnNo.
+func (id *TxnNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id TxnNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero TxnNo.
+func (id *TxnNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("TxnNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // refundNoFormat is the format of every RefundNo: prefix "RF-", time "200601021504" in UTC
@@ -358,19 +512,40 @@ func ParseRefundNo(s string) (RefundNo, error) {
 	return RefundNo(s), nil
 }
 
-// String returns the number.
+// checkRefundNo returns nil for a valid RefundNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkRefundNo(id RefundNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := refundNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("RefundNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero RefundNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in RefundNo("x"), which no reader accepts either.
 func (id RefundNo) String() string {
+	if checkRefundNo(id) != nil {
+		return "RefundNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero RefundNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id RefundNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkRefundNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id RefundNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero RefundNo.
@@ -387,8 +562,12 @@ func (id *RefundNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero RefundNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id RefundNo) MarshalJSON() ([]byte, error) {
+	if err := checkRefundNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -417,8 +596,16 @@ func (id *RefundNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero RefundNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id RefundNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkRefundNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -460,6 +647,81 @@ func (id RefundNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return refundNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "RF-", what the text of every RefundNo starts with.
+func (RefundNo) Prefix() string {
+	return "RF-"
+}
+
+// Kind returns KindNumber, the kind of ID RefundNo is.
+func (RefundNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero RefundNo (an optional parameter left unset).
+func (id *RefundNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero RefundNo.
+func (id *RefundNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id RefundNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero RefundNo.
+func (id *RefundNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("RefundNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseOrderNo(s)
+		},
+		Prefix:  "ORD",
+		Storage: idgen.StorageText,
+		Zero:    OrderNo(""),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseTxnNo(s)
+		},
+		Prefix:  "TXN",
+		Storage: idgen.StorageText,
+		Zero:    TxnNo(""),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseRefundNo(s)
+		},
+		Prefix:  "RF-",
+		Storage: idgen.StorageText,
+		Zero:    RefundNo(""),
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

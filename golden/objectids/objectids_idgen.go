@@ -5,6 +5,7 @@ package objectids
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -63,8 +64,12 @@ func (id DocumentID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero DocumentID.
 func (id *DocumentID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = DocumentID{}
+		return nil
+	}
 	v, err := parseDocumentID(string(b))
 	if err != nil {
 		return err
@@ -77,7 +82,10 @@ func (id *DocumentID) UnmarshalText(b []byte) error {
 func (id DocumentID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 26)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -92,11 +100,15 @@ func (id *DocumentID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: 24 hex characters (what Value writes), or 12 raw bytes
-// stored by another writer. NULL scans as the zero DocumentID. A *DocumentID (what ent's bulk
-// creates pass back) is copied.
+// stored by another writer. NULL and empty text scan as the zero DocumentID. A *DocumentID (what
+// ent's bulk creates pass back) is copied.
 func (id *DocumentID) Scan(src any) error {
 	if p, ok := src.(*DocumentID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = DocumentID{}
 		return nil
 	}
 	v, _, err := codec.ScanObjectID("DocumentID", src)
@@ -129,6 +141,63 @@ func (id DocumentID) Time() time.Time {
 		return time.Time{}
 	}
 	return objectid.Time([12]byte(id))
+}
+
+// Prefix returns "": the text of a DocumentID does not say its type.
+func (DocumentID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindObjectID, the kind of ID DocumentID is.
+func (DocumentID) Kind() idgen.Kind {
+	return idgen.KindObjectID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero DocumentID (an optional parameter left unset).
+func (id *DocumentID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero DocumentID.
+func (id *DocumentID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id DocumentID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero DocumentID.
+func (id *DocumentID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("DocumentID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindObjectID,
+		Parse: func(s string) (any, error) {
+			return ParseDocumentID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageText,
+		Zero:    DocumentID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

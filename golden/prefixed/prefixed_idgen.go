@@ -5,6 +5,8 @@ package prefixed
 import (
 	"context"
 	"database/sql/driver"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -48,14 +50,22 @@ func parseUserID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative UserID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("UserID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in UserID(-1), which no reader accepts either.
 func (id UserID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 17))
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "UserID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -64,8 +74,12 @@ func (id UserID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserID.
 func (id *UserID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseUserID(string(b))
 	if err != nil {
 		return err
@@ -78,14 +92,22 @@ func (id *UserID) UnmarshalText(b []byte) error {
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *UserID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
 		return err
@@ -98,10 +120,15 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserID. A *UserID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserID) Scan(src any) error {
 	if p, ok := src.(*UserID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
@@ -112,8 +139,12 @@ func (id *UserID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id UserID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("UserID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -142,6 +173,50 @@ func (id UserID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "usr", what the text of every UserID starts with.
+func (UserID) Prefix() string {
+	return "usr"
+}
+
+// Kind returns KindSnowflake, the kind of ID UserID is.
+func (UserID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserID (an optional parameter left unset).
+func (id *UserID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserID.
+func (id *UserID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *UserID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("UserID", v, false, parseUserID)
+	if err != nil {
+		return err
+	}
+	*id = UserID(x)
+	return nil
 }
 
 // NewOrderID returns a new OrderID from the default source set with idgen.SetDefault.
@@ -180,14 +255,22 @@ func parseOrderID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "ord_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative OrderID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id OrderID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("OrderID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "ord", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in OrderID(-1), which no reader accepts either.
 func (id OrderID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 17))
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "OrderID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -196,8 +279,12 @@ func (id OrderID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero OrderID.
 func (id *OrderID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseOrderID(string(b))
 	if err != nil {
 		return err
@@ -210,14 +297,22 @@ func (id *OrderID) UnmarshalText(b []byte) error {
 func (id OrderID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *OrderID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("OrderID", b, false, parseOrderID)
 	if err != nil {
 		return err
@@ -230,10 +325,15 @@ func (id *OrderID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero OrderID. A *OrderID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero OrderID. A *OrderID (what ent's bulk creates pass back) is
+// copied.
 func (id *OrderID) Scan(src any) error {
 	if p, ok := src.(*OrderID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("OrderID", src, parseOrderID)
@@ -244,8 +344,12 @@ func (id *OrderID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id OrderID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("OrderID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -274,6 +378,73 @@ func (id OrderID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the jsonsafe layout.
 func (id OrderID) Parts() (snowflake.Parts, error) {
 	return snowflake.JSONSafe().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "ord", what the text of every OrderID starts with.
+func (OrderID) Prefix() string {
+	return "ord"
+}
+
+// Kind returns KindSnowflake, the kind of ID OrderID is.
+func (OrderID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero OrderID (an optional parameter left unset).
+func (id *OrderID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero OrderID.
+func (id *OrderID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id OrderID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *OrderID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("OrderID", v, false, parseOrderID)
+	if err != nil {
+		return err
+	}
+	*id = OrderID(x)
+	return nil
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseUserID(s)
+		},
+		Prefix:  "usr",
+		Storage: idgen.StorageInt8,
+		Zero:    UserID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseOrderID(s)
+		},
+		Prefix:  "ord",
+		Storage: idgen.StorageInt8,
+		Zero:    OrderID(0),
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

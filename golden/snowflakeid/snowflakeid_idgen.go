@@ -5,6 +5,7 @@ package snowflakeid
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"strconv"
 	"time"
 
@@ -47,14 +48,22 @@ func parseUserID(s string) (int64, error) {
 	return codec.ParseInt64("UserID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative UserID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("UserID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in UserID(-1), which no reader accepts either.
 func (id UserID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "UserID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -63,8 +72,12 @@ func (id UserID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserID.
 func (id *UserID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseUserID(string(b))
 	if err != nil {
 		return err
@@ -78,14 +91,22 @@ func (id *UserID) UnmarshalText(b []byte) error {
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *UserID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, true, parseUserID)
 	if err != nil {
 		return err
@@ -98,10 +119,15 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserID. A *UserID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserID) Scan(src any) error {
 	if p, ok := src.(*UserID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
@@ -112,8 +138,12 @@ func (id *UserID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id UserID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("UserID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -142,6 +172,51 @@ func (id UserID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of a UserID does not say its type.
+func (UserID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID UserID is.
+func (UserID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserID (an optional parameter left unset).
+func (id *UserID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserID.
+func (id *UserID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *UserID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("UserID", v, true, parseUserID)
+	if err != nil {
+		return err
+	}
+	*id = UserID(x)
+	return nil
 }
 
 // NewAccountID returns a new AccountID from the default source set with idgen.SetDefault.
@@ -178,14 +253,22 @@ func parseAccountID(s string) (int64, error) {
 	return codec.ParseInt64("AccountID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative AccountID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id AccountID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("AccountID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in AccountID(-1), which no reader accepts either.
 func (id AccountID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "AccountID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -194,8 +277,12 @@ func (id AccountID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero AccountID.
 func (id *AccountID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseAccountID(string(b))
 	if err != nil {
 		return err
@@ -207,13 +294,18 @@ func (id *AccountID) UnmarshalText(b []byte) error {
 // MarshalJSON implements json.Marshaler: a JSON number (json=number; beware that
 // JavaScript rounds integers above 2^53).
 func (id AccountID) MarshalJSON() ([]byte, error) {
-	return strconv.AppendInt(make([]byte, 0, 20), int64(id), 10), nil
+	return id.AppendText(make([]byte, 0, 19))
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *AccountID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("AccountID", b, true, parseAccountID)
 	if err != nil {
 		return err
@@ -226,10 +318,15 @@ func (id *AccountID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero AccountID. A *AccountID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero AccountID. A *AccountID (what ent's bulk creates pass back)
+// is copied.
 func (id *AccountID) Scan(src any) error {
 	if p, ok := src.(*AccountID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("AccountID", src, parseAccountID)
@@ -240,8 +337,12 @@ func (id *AccountID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id AccountID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("AccountID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -270,6 +371,52 @@ func (id AccountID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id AccountID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of an AccountID does not say its type.
+func (AccountID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID AccountID is.
+func (AccountID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero AccountID (an optional parameter left unset).
+func (id *AccountID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero AccountID.
+func (id *AccountID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON number (json=number), as MarshalJSON
+// writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id AccountID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *AccountID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("AccountID", v, true, parseAccountID)
+	if err != nil {
+		return err
+	}
+	*id = AccountID(x)
+	return nil
 }
 
 // NewShardID returns a new ShardID from the default source set with idgen.SetDefault.
@@ -306,14 +453,22 @@ func parseShardID(s string) (int64, error) {
 	return codec.ParseInt64("ShardID", s)
 }
 
-// AppendText implements encoding.TextAppender: decimal.
+// AppendText implements encoding.TextAppender: decimal. A negative ShardID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id ShardID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("ShardID", int64(id))
+	}
 	return strconv.AppendInt(b, int64(id), 10), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in ShardID(-1), which no reader accepts either.
 func (id ShardID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 19))
+	b, err := id.AppendText(make([]byte, 0, 19))
+	if err != nil {
+		return "ShardID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -322,8 +477,12 @@ func (id ShardID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero ShardID.
 func (id *ShardID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseShardID(string(b))
 	if err != nil {
 		return err
@@ -337,14 +496,22 @@ func (id *ShardID) UnmarshalText(b []byte) error {
 func (id ShardID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 21)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts, as encoding/json passes them,
 // a JSON string holding the decimal text or a JSON integer, both without leading zeros;
 // null leaves the ID alone. Negative, fractional and out-of-range numbers are errors.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *ShardID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("ShardID", b, true, parseShardID)
 	if err != nil {
 		return err
@@ -357,10 +524,15 @@ func (id *ShardID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero ShardID. A *ShardID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero ShardID. A *ShardID (what ent's bulk creates pass back) is
+// copied.
 func (id *ShardID) Scan(src any) error {
 	if p, ok := src.(*ShardID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("ShardID", src, parseShardID)
@@ -371,8 +543,12 @@ func (id *ShardID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id ShardID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("ShardID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -401,6 +577,83 @@ func (id ShardID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the sonyflake layout.
 func (id ShardID) Parts() (snowflake.Parts, error) {
 	return snowflake.Sonyflake().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "": the text of a ShardID does not say its type.
+func (ShardID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindSnowflake, the kind of ID ShardID is.
+func (ShardID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero ShardID (an optional parameter left unset).
+func (id *ShardID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero ShardID.
+func (id *ShardID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id ShardID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the decimal
+// text, or an integer as gqlgen passes it (json.Number from variables, int64 or int from
+// a literal). Empty text and null are the zero ID; negative numbers are errors.
+func (id *ShardID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("ShardID", v, true, parseShardID)
+	if err != nil {
+		return err
+	}
+	*id = ShardID(x)
+	return nil
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseUserID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    UserID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseAccountID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    AccountID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseShardID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageInt8,
+		Zero:    ShardID(0),
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

@@ -5,6 +5,7 @@ package typeids
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -73,8 +74,12 @@ func (id UserTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserTID.
 func (id *UserTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = UserTID{}
+		return nil
+	}
 	v, err := parseUserTID(string(b))
 	if err != nil {
 		return err
@@ -87,7 +92,10 @@ func (id *UserTID) UnmarshalText(b []byte) error {
 func (id UserTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 33)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -103,10 +111,15 @@ func (id *UserTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero UserTID. A *UserTID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserTID. A *UserTID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserTID) Scan(src any) error {
 	if p, ok := src.(*UserTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = UserTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("UserTID", src, func(s string) ([16]byte, error) {
@@ -142,6 +155,49 @@ func (id UserTID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id UserTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "user", what the text of every UserTID starts with.
+func (UserTID) Prefix() string {
+	return "user"
+}
+
+// Kind returns KindTypeID, the kind of ID UserTID is.
+func (UserTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserTID (an optional parameter left unset).
+func (id *UserTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserTID.
+func (id *UserTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero UserTID.
+func (id *UserTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("UserTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewLineItemTID returns a new LineItemTID. It needs no source: a LineItemTID is a random UUIDv7.
@@ -204,8 +260,12 @@ func (id LineItemTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero LineItemTID.
 func (id *LineItemTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = LineItemTID{}
+		return nil
+	}
 	v, err := parseLineItemTID(string(b))
 	if err != nil {
 		return err
@@ -218,7 +278,10 @@ func (id *LineItemTID) UnmarshalText(b []byte) error {
 func (id LineItemTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -234,11 +297,15 @@ func (id *LineItemTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero LineItemTID. A *LineItemTID (what ent's bulk creates pass back) is
-// copied.
+// NULL and empty text scan as the zero LineItemTID. A *LineItemTID (what ent's bulk creates pass
+// back) is copied.
 func (id *LineItemTID) Scan(src any) error {
 	if p, ok := src.(*LineItemTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = LineItemTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("LineItemTID", src, func(s string) ([16]byte, error) {
@@ -273,6 +340,49 @@ func (id LineItemTID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id LineItemTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "line_item", what the text of every LineItemTID starts with.
+func (LineItemTID) Prefix() string {
+	return "line_item"
+}
+
+// Kind returns KindTypeID, the kind of ID LineItemTID is.
+func (LineItemTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero LineItemTID (an optional parameter left unset).
+func (id *LineItemTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero LineItemTID.
+func (id *LineItemTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id LineItemTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero LineItemTID.
+func (id *LineItemTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("LineItemTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewBareTID returns a new BareTID. It needs no source: a BareTID is a random UUIDv7.
@@ -333,8 +443,12 @@ func (id BareTID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero BareTID.
 func (id *BareTID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = BareTID{}
+		return nil
+	}
 	v, err := parseBareTID(string(b))
 	if err != nil {
 		return err
@@ -347,7 +461,10 @@ func (id *BareTID) UnmarshalText(b []byte) error {
 func (id BareTID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 28)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -363,10 +480,15 @@ func (id *BareTID) UnmarshalJSON(b []byte) error {
 
 // Scan implements sql.Scanner: the UUID as text, the TypeID text, or 16 raw bytes stored
 // by another writer (Value writes text, so binary(16) is no column for it).
-// NULL scans as the zero BareTID. A *BareTID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero BareTID. A *BareTID (what ent's bulk creates pass back) is
+// copied.
 func (id *BareTID) Scan(src any) error {
 	if p, ok := src.(*BareTID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = BareTID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("BareTID", src, func(s string) ([16]byte, error) {
@@ -402,6 +524,81 @@ func (id BareTID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id BareTID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a BareTID does not say its type.
+func (BareTID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindTypeID, the kind of ID BareTID is.
+func (BareTID) Kind() idgen.Kind {
+	return idgen.KindTypeID
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero BareTID (an optional parameter left unset).
+func (id *BareTID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero BareTID.
+func (id *BareTID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id BareTID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero BareTID.
+func (id *BareTID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("BareTID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseUserTID(s)
+		},
+		Prefix:  "user",
+		Storage: idgen.StorageUUID,
+		Zero:    UserTID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseLineItemTID(s)
+		},
+		Prefix:  "line_item",
+		Storage: idgen.StorageText,
+		Zero:    LineItemTID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindTypeID,
+		Parse: func(s string) (any, error) {
+			return ParseBareTID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    BareTID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

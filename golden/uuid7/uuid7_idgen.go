@@ -5,6 +5,7 @@ package uuid7
 import (
 	"context"
 	"database/sql/driver"
+	"io"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -66,8 +67,12 @@ func (id SessionID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero SessionID.
 func (id *SessionID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = SessionID{}
+		return nil
+	}
 	v, err := parseSessionID(string(b))
 	if err != nil {
 		return err
@@ -80,7 +85,10 @@ func (id *SessionID) UnmarshalText(b []byte) error {
 func (id SessionID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -97,10 +105,15 @@ func (id *SessionID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero SessionID. A *SessionID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero SessionID. A *SessionID (what ent's bulk creates pass back)
+// is copied.
 func (id *SessionID) Scan(src any) error {
 	if p, ok := src.(*SessionID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = SessionID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("SessionID", src, parseSessionID)
@@ -131,6 +144,49 @@ func (id SessionID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id SessionID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a SessionID does not say its type.
+func (SessionID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindUUID7, the kind of ID SessionID is.
+func (SessionID) Kind() idgen.Kind {
+	return idgen.KindUUID7
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero SessionID (an optional parameter left unset).
+func (id *SessionID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero SessionID.
+func (id *SessionID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id SessionID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero SessionID.
+func (id *SessionID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("SessionID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
 }
 
 // NewRequestID returns a new RequestID. It needs no source: a RequestID is a random UUIDv7.
@@ -187,8 +243,12 @@ func (id RequestID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero RequestID.
 func (id *RequestID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = RequestID{}
+		return nil
+	}
 	v, err := parseRequestID(string(b))
 	if err != nil {
 		return err
@@ -201,7 +261,10 @@ func (id *RequestID) UnmarshalText(b []byte) error {
 func (id RequestID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 38)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
@@ -218,10 +281,15 @@ func (id *RequestID) UnmarshalJSON(b []byte) error {
 // Scan implements sql.Scanner: the UUID as text (what uuid, char(36) and varchar(36)
 // columns return), or 16 raw bytes stored by another writer (Value writes text, so
 // binary(16) is no column for it).
-// NULL scans as the zero RequestID. A *RequestID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero RequestID. A *RequestID (what ent's bulk creates pass back)
+// is copied.
 func (id *RequestID) Scan(src any) error {
 	if p, ok := src.(*RequestID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = RequestID{}
 		return nil
 	}
 	u, _, err := codec.ScanUUID("RequestID", src, parseRequestID)
@@ -252,6 +320,72 @@ func (id RequestID) IsZero() bool {
 // Time returns the millisecond the UUIDv7 was made at, or the zero time for other versions.
 func (id RequestID) Time() time.Time {
 	return codec.UUIDTime([16]byte(id))
+}
+
+// Prefix returns "": the text of a RequestID does not say its type.
+func (RequestID) Prefix() string {
+	return ""
+}
+
+// Kind returns KindUUID7, the kind of ID RequestID is.
+func (RequestID) Kind() idgen.Kind {
+	return idgen.KindUUID7
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero RequestID (an optional parameter left unset).
+func (id *RequestID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero RequestID.
+func (id *RequestID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id RequestID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero RequestID.
+func (id *RequestID) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("RequestID", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindUUID7,
+		Parse: func(s string) (any, error) {
+			return ParseSessionID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    SessionID{},
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindUUID7,
+		Parse: func(s string) (any, error) {
+			return ParseRequestID(s)
+		},
+		Prefix:  "",
+		Storage: idgen.StorageUUID,
+		Zero:    RequestID{},
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have

@@ -5,6 +5,8 @@ package models
 import (
 	"context"
 	"database/sql/driver"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -49,14 +51,22 @@ func parseUserID(s string) (int64, error) {
 }
 
 // AppendText implements encoding.TextAppender: "usr_" and 13 lowercase base32 characters, which
-// sort like the numbers.
+// sort like the numbers. A negative UserID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
 func (id UserID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("UserID", int64(id))
+	}
 	return codec.AppendPrefixed(b, "usr", int64(id)), nil
 }
 
-// String returns the text form, as AppendText writes it.
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in UserID(-1), which no reader accepts either.
 func (id UserID) String() string {
-	b, _ := id.AppendText(make([]byte, 0, 17))
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "UserID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
 	return string(b)
 }
 
@@ -65,8 +75,12 @@ func (id UserID) MarshalText() ([]byte, error) {
 	return id.AppendText(nil)
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero UserID.
 func (id *UserID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
 	v, err := parseUserID(string(b))
 	if err != nil {
 		return err
@@ -79,14 +93,22 @@ func (id *UserID) UnmarshalText(b []byte) error {
 func (id UserID) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 1, 19)
 	b[0] = '"'
-	b, _ = id.AppendText(b)
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
 	return append(b, '"'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
 // form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
 // leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
 func (id *UserID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
 	v, null, err := codec.UnmarshalJSONInt64("UserID", b, false, parseUserID)
 	if err != nil {
 		return err
@@ -99,10 +121,15 @@ func (id *UserID) UnmarshalJSON(b []byte) error {
 }
 
 // Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
-// NULL scans as the zero UserID. A *UserID (what ent's bulk creates pass back) is copied.
+// NULL and empty text scan as the zero UserID. A *UserID (what ent's bulk creates pass back) is
+// copied.
 func (id *UserID) Scan(src any) error {
 	if p, ok := src.(*UserID); ok && p != nil {
 		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
 		return nil
 	}
 	v, _, err := codec.ScanInt64("UserID", src, parseUserID)
@@ -113,8 +140,12 @@ func (id *UserID) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer: the ID as a BIGINT.
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
 func (id UserID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("UserID", int64(id))
+	}
 	return int64(id), nil
 }
 
@@ -143,6 +174,50 @@ func (id UserID) Time() time.Time {
 // Parts decodes the ID into its tick, worker and sequence under the classic layout.
 func (id UserID) Parts() (snowflake.Parts, error) {
 	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "usr", what the text of every UserID starts with.
+func (UserID) Prefix() string {
+	return "usr"
+}
+
+// Kind returns KindSnowflake, the kind of ID UserID is.
+func (UserID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero UserID (an optional parameter left unset).
+func (id *UserID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero UserID.
+func (id *UserID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id UserID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *UserID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("UserID", v, false, parseUserID)
+	if err != nil {
+		return err
+	}
+	*id = UserID(x)
+	return nil
 }
 
 // orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
@@ -191,19 +266,40 @@ func ParseOrderNo(s string) (OrderNo, error) {
 	return OrderNo(s), nil
 }
 
-// String returns the number.
+// checkOrderNo returns nil for a valid OrderNo or the zero one, and otherwise an error matching
+// codec.ErrInvalid: a value made by a conversion, which no reader accepts, is refused by
+// every writer.
+func checkOrderNo(id OrderNo) error {
+	if id == "" {
+		return nil
+	}
+	if _, err := orderNoFormat.Parse(string(id)); err != nil {
+		return codec.InvalidString("OrderNo", string(id), err)
+	}
+	return nil
+}
+
+// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
+// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
 func (id OrderNo) String() string {
+	if checkOrderNo(id) != nil {
+		return "OrderNo(" + strconv.Quote(string(id)) + ")"
+	}
 	return string(id)
 }
 
-// AppendText implements encoding.TextAppender.
+// AppendText implements encoding.TextAppender: the number, nothing for the zero OrderNo. A
+// value that is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) AppendText(b []byte) ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return b, err
+	}
 	return append(b, id...), nil
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler, as AppendText writes.
 func (id OrderNo) MarshalText() ([]byte, error) {
-	return []byte(id), nil
+	return id.AppendText(nil)
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero OrderNo.
@@ -220,8 +316,12 @@ func (id *OrderNo) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: a JSON string.
+// MarshalJSON implements json.Marshaler: a JSON string, "" for the zero OrderNo. A value that
+// is not a valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) MarshalJSON() ([]byte, error) {
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return codec.MarshalJSONString(string(id))
 }
 
@@ -250,8 +350,16 @@ func (id *OrderNo) Scan(src any) error {
 	return id.UnmarshalText([]byte(s))
 }
 
-// Value implements driver.Valuer: the number as text.
+// Value implements driver.Valuer: the number as text, and NULL for the zero OrderNo (which Scan
+// reads back as zero; a NOT NULL column refuses a number never set). A value that is not a
+// valid number is an error matching codec.ErrInvalid.
 func (id OrderNo) Value() (driver.Value, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if err := checkOrderNo(id); err != nil {
+		return nil, err
+	}
 	return string(id), nil
 }
 
@@ -293,6 +401,72 @@ func (id OrderNo) Parts() (snowflake.Parts, error) {
 		return snowflake.Parts{}, err
 	}
 	return orderNoFormat.Spec().Layout.Decode(v)
+}
+
+// Prefix returns "ORD", what the text of every OrderNo starts with.
+func (OrderNo) Prefix() string {
+	return "ORD"
+}
+
+// Kind returns KindNumber, the kind of ID OrderNo is.
+func (OrderNo) Kind() idgen.Kind {
+	return idgen.KindNumber
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero OrderNo (an optional parameter left unset).
+func (id *OrderNo) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero OrderNo.
+func (id *OrderNo) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id OrderNo) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string, read as UnmarshalText
+// reads it. Empty text and null are the zero OrderNo.
+func (id *OrderNo) UnmarshalGQL(v any) error {
+	s, _, err := codec.GQLString("OrderNo", v)
+	if err != nil {
+		return err
+	}
+	return id.UnmarshalText([]byte(s))
+}
+
+// The types join the program-wide registry: idgen.Resolve tells a prefixed text ID's type,
+// idgen.Types lists them for the plugins, idgen.CheckPrefixes reports a prefix two share.
+func init() {
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseUserID(s)
+		},
+		Prefix:  "usr",
+		Storage: idgen.StorageInt8,
+		Zero:    UserID(0),
+	})
+	idgen.Register(idgen.Type{
+		Kind: idgen.KindNumber,
+		Parse: func(s string) (any, error) {
+			return ParseOrderNo(s)
+		},
+		Prefix:  "ORD",
+		Storage: idgen.StorageText,
+		Zero:    OrderNo(""),
+	})
 }
 
 // The runtime must be the one this code was generated for, and every type must have
