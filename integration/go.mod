@@ -13,6 +13,7 @@ require (
 	github.com/idgen/idgen/plugins/idgorm v0.1.0
 	github.com/idgen/idgen/plugins/idjetstream v0.1.0
 	github.com/idgen/idgen/plugins/idotel v0.1.0
+	github.com/idgen/idgen/plugins/idpgx v0.1.0
 	github.com/idgen/idgen/plugins/idrabbit v0.1.0
 	github.com/idgen/idgen/plugins/redis v0.1.0
 	github.com/jackc/pgx/v5 v5.13.0
