@@ -1,5 +1,5 @@
-// Package idgen's idpgx plugin registers a program's generated ID types with pgx v5, so
-// typed IDs and slices of them are query arguments in every exec mode.
+// Package idpgx registers a program's generated ID types with pgx v5, so typed IDs and
+// slices of them are query arguments in every exec mode.
 //
 // pgx finds how to send an argument from the parameter's type, which the server tells it
 // in the cached and described exec modes. In QueryExecModeExec and
