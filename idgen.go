@@ -1,6 +1,8 @@
 // Package idgen holds what generated ID types and the ORM plugins share: where new IDs come
-// from (a Source, with a process-wide default set once at start) and the interface through
-// which a plugin fills an ID of any generated type without knowing the type.
+// from (a Source, with a process-wide default set once at start), the interface through
+// which a plugin fills an ID of any generated type without knowing the type, and the
+// registry every generated type joins at init, which tells the type of a prefixed text ID
+// (Resolve) and lists the types for the plugins (Types).
 //
 // The generator itself lives in runtime/snowflake, the code generator in cmd/idgen-gen.
 package idgen

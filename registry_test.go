@@ -201,3 +201,31 @@ func ExampleResolve() {
 	// github.com/idgen/idgen_test.userID snowflake 130 <nil>
 	// idgen: no registered ID type claims the text's prefix: "42"
 }
+
+func ExampleTypes() {
+	idgen.ResetRegistry() // in a program, generated init functions fill the registry
+	defer idgen.ResetRegistry()
+	registerAll()
+	// What a driver plugin does: each type and its slice, by what Value writes.
+	for _, typ := range idgen.Types() {
+		fmt.Println(typ.GoType, reflect.SliceOf(typ.GoType), typ.Storage)
+	}
+	// Output:
+	// idgen_test.invoiceTID []idgen_test.invoiceTID uuid
+	// idgen_test.ledgerID []idgen_test.ledgerID int8
+	// idgen_test.lineTID []idgen_test.lineTID text
+	// idgen_test.orderNo []idgen_test.orderNo text
+	// idgen_test.userID []idgen_test.userID int8
+}
+
+func ExampleCheckPrefixes() {
+	idgen.ResetRegistry()
+	defer idgen.ResetRegistry()
+	idgen.Register(idgen.Type{Zero: userID(0), Kind: idgen.KindSnowflake, Prefix: "usr", Storage: idgen.StorageInt8,
+		Parse: func(s string) (any, error) { return parseUser(s) }})
+	idgen.Register(idgen.Type{Zero: adminID(0), Kind: idgen.KindSnowflake, Prefix: "usr", Storage: idgen.StorageInt8,
+		Parse: func(s string) (any, error) { return parseUser(s) }})
+	fmt.Println(idgen.CheckPrefixes())
+	// Output:
+	// idgen: a prefix is claimed by more than one ID type: "usr" (github.com/idgen/idgen_test.adminID) and "usr" (github.com/idgen/idgen_test.userID)
+}

@@ -99,7 +99,8 @@
 // number made by a conversion from text that is not one) return a *codec.ValueError
 // matching codec.ErrInvalid, so the bad ID fails where it is made, not in the service that
 // reads it; MarshalGQL, which cannot return an error, writes null. String never fails: for
-// such a value it returns the Go form, UserID(-1) or OrderNo("x"), which no reader accepts.
+// a negative snowflake ID it returns the Go form, UserID(-1), which no reader accepts; a
+// business number's String is a conversion (a log line costs no parse), unchecked.
 // The zero business number has no text: it writes empty text, JSON "" and SQL NULL, each
 // read back as the zero number. Every other value a writer accepts has a non-empty text.
 //

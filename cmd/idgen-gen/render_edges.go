@@ -130,11 +130,8 @@ func renderRegister(f *File, m *pkgModel) {
 	f.Line()
 }
 
-// invalidText is what String returns for a value no reader accepts, in the form
-// stringer gives a value it has no name for: "UserID(-1)", "OrderNo(\"ORD-x\")".
+// invalidText is what String returns for a snowflake ID no reader accepts, in the form
+// stringer gives a value it has no name for: "UserID(-1)".
 func invalidText(t *idType) Code {
-	if t.kind == kindNumber {
-		return Lit(t.name+"(").Op("+").Qual("strconv", "Quote").Call(String().Call(Id("id"))).Op("+").Lit(")")
-	}
 	return Lit(t.name+"(").Op("+").Qual("strconv", "FormatInt").Call(Int64().Call(Id("id")), Lit(10)).Op("+").Lit(")")
 }

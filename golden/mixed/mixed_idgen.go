@@ -283,12 +283,10 @@ func checkPaymentNo(id PaymentNo) error {
 	return nil
 }
 
-// String returns the number; "" for the zero PaymentNo. It does not fail: for a value no reader
-// accepts it returns the Go form, as in PaymentNo("x"), which no reader accepts either.
+// String returns the number as it is held, "" for the zero PaymentNo. It is a conversion, so a
+// log line costs no parse: a value made by a conversion from text that is no number is
+// returned as it is, and refused by the writers (AppendText, MarshalJSON, Value).
 func (id PaymentNo) String() string {
-	if checkPaymentNo(id) != nil {
-		return "PaymentNo(" + strconv.Quote(string(id)) + ")"
-	}
 	return string(id)
 }
 

@@ -46,7 +46,7 @@ func TestEdges(t *testing.T) {
 	if !errors.As(err, &ve) || ve.Type != "OrderNo" || ve.Value != `"ORD-not-a-number"` {
 		t.Errorf("Value error %v is not a *codec.ValueError naming the type and value", err)
 	}
-	if s := OrderNo("ORD-not-a-number").String(); s != `OrderNo("ORD-not-a-number")` {
+	if s := OrderNo("ORD-not-a-number").String(); s != "ORD-not-a-number" {
 		t.Errorf("String = %q", s)
 	}
 	// GraphQL takes strings only: a literal number is refused, not converted.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/idgen/idgen"
@@ -74,12 +73,10 @@ func checkOrderNo(id OrderNo) error {
 	return nil
 }
 
-// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
-// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
+// String returns the number as it is held, "" for the zero OrderNo. It is a conversion, so a
+// log line costs no parse: a value made by a conversion from text that is no number is
+// returned as it is, and refused by the writers (AppendText, MarshalJSON, Value).
 func (id OrderNo) String() string {
-	if checkOrderNo(id) != nil {
-		return "OrderNo(" + strconv.Quote(string(id)) + ")"
-	}
 	return string(id)
 }
 
@@ -300,12 +297,10 @@ func checkTxnNo(id TxnNo) error {
 	return nil
 }
 
-// String returns the number; "" for the zero TxnNo. It does not fail: for a value no reader
-// accepts it returns the Go form, as in TxnNo("x"), which no reader accepts either.
+// String returns the number as it is held, "" for the zero TxnNo. It is a conversion, so a
+// log line costs no parse: a value made by a conversion from text that is no number is
+// returned as it is, and refused by the writers (AppendText, MarshalJSON, Value).
 func (id TxnNo) String() string {
-	if checkTxnNo(id) != nil {
-		return "TxnNo(" + strconv.Quote(string(id)) + ")"
-	}
 	return string(id)
 }
 
@@ -525,12 +520,10 @@ func checkRefundNo(id RefundNo) error {
 	return nil
 }
 
-// String returns the number; "" for the zero RefundNo. It does not fail: for a value no reader
-// accepts it returns the Go form, as in RefundNo("x"), which no reader accepts either.
+// String returns the number as it is held, "" for the zero RefundNo. It is a conversion, so a
+// log line costs no parse: a value made by a conversion from text that is no number is
+// returned as it is, and refused by the writers (AppendText, MarshalJSON, Value).
 func (id RefundNo) String() string {
-	if checkRefundNo(id) != nil {
-		return "RefundNo(" + strconv.Quote(string(id)) + ")"
-	}
 	return string(id)
 }
 

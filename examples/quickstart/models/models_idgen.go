@@ -279,12 +279,10 @@ func checkOrderNo(id OrderNo) error {
 	return nil
 }
 
-// String returns the number; "" for the zero OrderNo. It does not fail: for a value no reader
-// accepts it returns the Go form, as in OrderNo("x"), which no reader accepts either.
+// String returns the number as it is held, "" for the zero OrderNo. It is a conversion, so a
+// log line costs no parse: a value made by a conversion from text that is no number is
+// returned as it is, and refused by the writers (AppendText, MarshalJSON, Value).
 func (id OrderNo) String() string {
-	if checkOrderNo(id) != nil {
-		return "OrderNo(" + strconv.Quote(string(id)) + ")"
-	}
 	return string(id)
 }
 
