@@ -162,7 +162,7 @@ func TestBun(t *testing.T) {
 				if _, ok := arg.([]uuid7.SessionID); ok {
 					col = "session"
 				}
-				n, err := db.NewSelect().Model((*Order)(nil)).Where(col+" IN (?)", bun.In(arg)).Count(ctx)
+				n, err := db.NewSelect().Model((*Order)(nil)).Where(col+" IN (?)", bun.List(arg)).Count(ctx)
 				if err != nil || n != 2 {
 					t.Errorf("IN (?) with %T: %d, %v", arg, n, err)
 				}
