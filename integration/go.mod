@@ -16,6 +16,7 @@ require (
 	github.com/idgen/idgen/plugins/idgorm v0.1.0
 	github.com/idgen/idgen/plugins/idjetstream v0.1.0
 	github.com/idgen/idgen/plugins/idotel v0.1.0
+	github.com/idgen/idgen/plugins/idpgx v0.1.0
 	github.com/idgen/idgen/plugins/idrabbit v0.1.0
 	github.com/idgen/idgen/plugins/redis v0.1.0
 	github.com/jackc/pgx/v5 v5.13.0
@@ -25,6 +26,9 @@ require (
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/rabbitmq/amqp091-go v1.17.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/uptrace/bun v1.3.0
+	github.com/uptrace/bun/dialect/pgdialect v1.3.0
+	github.com/uptrace/bun/dialect/sqlitedialect v1.3.0
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
@@ -114,7 +118,11 @@ require (
 	github.com/nats-io/nkeys v0.4.16 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/puzpuzpuz/xsync/v3 v3.5.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/tmthrgd/go-hex v0.0.0-20190904060850-447a3041c3bc // indirect
+	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
+	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	github.com/zclconf/go-cty v1.14.4 // indirect
 	github.com/zclconf/go-cty-yaml v1.1.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect

@@ -55,9 +55,10 @@ const repoPath = "github.com/idgen/idgen"
 var unpublished = []string{"examples", "golden", "bench", "integration", "proto"}
 
 // outsideWork are the modules go.work leaves out: proto is the module of the pinned code
-// generators (buf, protoc-gen-go, protoc-gen-connect-go as `go tool` dependencies), whose
-// requirements would otherwise raise the versions every other module builds with.
-var outsideWork = []string{"proto"}
+// generators (buf, protoc-gen-go, protoc-gen-connect-go as `go tool` dependencies), and
+// integration/sqlc/tool that of sqlc, whose requirements would otherwise raise the
+// versions every other module builds with.
+var outsideWork = []string{"proto", "integration/sqlc/tool"}
 
 func main() {
 	log.SetFlags(0)
