@@ -8,6 +8,11 @@ package models
 //idgen:snowflake prefix=usr
 type UserID int64
 
+// OrderID identifies an order: a BIGINT column, "ord_…" in JSON and GraphQL.
+//
+//idgen:snowflake prefix=ord
+type OrderID int64
+
 // OrderNo is the order number customers see.
 //
 //idgen:number prefix=ORD time=20060102150405 zone=Asia/Shanghai check=true
