@@ -72,12 +72,12 @@ func run(w io.Writer, path string) error {
 		}
 		if created {
 			first = o
-			fmt.Fprintf(w, "attempt %d: created order %d, number %s\n", attempt, o.ID, o.No)
+			fmt.Fprintf(w, "attempt %d: created order %s, number %s\n", attempt, o.ID, o.No)
 			continue
 		}
-		fmt.Fprintf(w, "attempt %d: key seen before: got order %d, number %s back, nothing inserted\n", attempt, o.ID, o.No)
+		fmt.Fprintf(w, "attempt %d: key seen before: got order %s, number %s back, nothing inserted\n", attempt, o.ID, o.No)
 		if o.ID != first.ID {
-			return fmt.Errorf("the retry got order %d, not %d", o.ID, first.ID)
+			return fmt.Errorf("the retry got order %s, not %s", o.ID, first.ID)
 		}
 	}
 	n, err := client.Order.Query().Count(ctx)

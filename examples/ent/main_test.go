@@ -14,8 +14,8 @@ func TestRun(t *testing.T) {
 	}
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`user Ada: id usr_[0-9a-z]{13}`),
-		regexp.MustCompile(`attempt 1: created order (\d+), number (ORD\d{25})\n`),
-		regexp.MustCompile(`attempt 2: key seen before: got order \d+, number ORD\d{25} back, nothing inserted`),
+		regexp.MustCompile(`attempt 1: created order (ord_[0-9a-z]{13}), number (ORD\d{25})\n`),
+		regexp.MustCompile(`attempt 2: key seen before: got order ord_[0-9a-z]{13}, number ORD\d{25} back, nothing inserted`),
 		regexp.MustCompile(`orders in the database: 1\n`),
 		regexp.MustCompile(`payment [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12} \(created true\), transaction TXN\d+`),
 	} {

@@ -435,7 +435,7 @@ func (c *OrderClient) UpdateOne(_m *Order) *OrderUpdateOne {
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *OrderClient) UpdateOneID(id int64) *OrderUpdateOne {
+func (c *OrderClient) UpdateOneID(id models.OrderID) *OrderUpdateOne {
 	mutation := newOrderMutation(c.config, OpUpdateOne, withOrderID(id))
 	return &OrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
@@ -452,7 +452,7 @@ func (c *OrderClient) DeleteOne(_m *Order) *OrderDeleteOne {
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *OrderClient) DeleteOneID(id int64) *OrderDeleteOne {
+func (c *OrderClient) DeleteOneID(id models.OrderID) *OrderDeleteOne {
 	builder := c.Delete().Where(order.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
@@ -469,12 +469,12 @@ func (c *OrderClient) Query() *OrderQuery {
 }
 
 // Get returns a Order entity by its id.
-func (c *OrderClient) Get(ctx context.Context, id int64) (*Order, error) {
+func (c *OrderClient) Get(ctx context.Context, id models.OrderID) (*Order, error) {
 	return c.Query().Where(order.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *OrderClient) GetX(ctx context.Context, id int64) *Order {
+func (c *OrderClient) GetX(ctx context.Context, id models.OrderID) *Order {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)

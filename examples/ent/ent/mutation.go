@@ -373,7 +373,7 @@ type OrderMutation struct {
 	config
 	op              Op
 	typ             string
-	id              *int64
+	id              *models.OrderID
 	no              *models.OrderNo
 	request_id      *string
 	cents           *int64
@@ -410,7 +410,7 @@ func newOrderMutation(c config, op Op, opts ...orderOption) *OrderMutation {
 }
 
 // withOrderID sets the ID field of the mutation.
-func withOrderID(id int64) orderOption {
+func withOrderID(id models.OrderID) orderOption {
 	return func(m *OrderMutation) {
 		var (
 			err   error
@@ -462,13 +462,13 @@ func (m OrderMutation) Tx() (*Tx, error) {
 
 // SetID sets the value of the id field. Note that this
 // operation is only accepted on creation of Order entities.
-func (m *OrderMutation) SetID(id int64) {
+func (m *OrderMutation) SetID(id models.OrderID) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *OrderMutation) ID() (id int64, exists bool) {
+func (m *OrderMutation) ID() (id models.OrderID, exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -479,12 +479,12 @@ func (m *OrderMutation) ID() (id int64, exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *OrderMutation) IDs(ctx context.Context) ([]int64, error) {
+func (m *OrderMutation) IDs(ctx context.Context) ([]models.OrderID, error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
 		if exists {
-			return []int64{id}, nil
+			return []models.OrderID{id}, nil
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
@@ -1144,7 +1144,7 @@ type PaymentMutation struct {
 	cents         *int64
 	addcents      *int64
 	clearedFields map[string]struct{}
-	_order        *int64
+	_order        *models.OrderID
 	cleared_order bool
 	done          bool
 	oldValue      func(context.Context) (*Payment, error)
@@ -1292,12 +1292,12 @@ func (m *PaymentMutation) ResetTxnNo() {
 }
 
 // SetOrderID sets the "order_id" field.
-func (m *PaymentMutation) SetOrderID(i int64) {
-	m._order = &i
+func (m *PaymentMutation) SetOrderID(mi models.OrderID) {
+	m._order = &mi
 }
 
 // OrderID returns the value of the "order_id" field in the mutation.
-func (m *PaymentMutation) OrderID() (r int64, exists bool) {
+func (m *PaymentMutation) OrderID() (r models.OrderID, exists bool) {
 	v := m._order
 	if v == nil {
 		return
@@ -1308,7 +1308,7 @@ func (m *PaymentMutation) OrderID() (r int64, exists bool) {
 // OldOrderID returns the old "order_id" field's value of the Payment entity.
 // If the Payment object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PaymentMutation) OldOrderID(ctx context.Context) (v int64, err error) {
+func (m *PaymentMutation) OldOrderID(ctx context.Context) (v models.OrderID, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldOrderID is only allowed on UpdateOne operations")
 	}
@@ -1453,7 +1453,7 @@ func (m *PaymentMutation) OrderCleared() bool {
 // OrderIDs returns the "order" edge IDs in the mutation.
 // Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
 // OrderID instead. It exists only for internal usage by the builders.
-func (m *PaymentMutation) OrderIDs() (ids []int64) {
+func (m *PaymentMutation) OrderIDs() (ids []models.OrderID) {
 	if id := m._order; id != nil {
 		ids = append(ids, *id)
 	}
@@ -1563,7 +1563,7 @@ func (m *PaymentMutation) SetField(name string, value ent.Value) error {
 		m.SetTxnNo(v)
 		return nil
 	case payment.FieldOrderID:
-		v, ok := value.(int64)
+		v, ok := value.(models.OrderID)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -2090,8 +2090,8 @@ type UserMutation struct {
 	email         *string
 	name          *string
 	clearedFields map[string]struct{}
-	orders        map[int64]struct{}
-	removedorders map[int64]struct{}
+	orders        map[models.OrderID]struct{}
+	removedorders map[models.OrderID]struct{}
 	clearedorders bool
 	done          bool
 	oldValue      func(context.Context) (*User, error)
@@ -2275,9 +2275,9 @@ func (m *UserMutation) ResetName() {
 }
 
 // AddOrderIDs adds the "orders" edge to the Order entity by ids.
-func (m *UserMutation) AddOrderIDs(ids ...int64) {
+func (m *UserMutation) AddOrderIDs(ids ...models.OrderID) {
 	if m.orders == nil {
-		m.orders = make(map[int64]struct{})
+		m.orders = make(map[models.OrderID]struct{})
 	}
 	for i := range ids {
 		m.orders[ids[i]] = struct{}{}
@@ -2295,9 +2295,9 @@ func (m *UserMutation) OrdersCleared() bool {
 }
 
 // RemoveOrderIDs removes the "orders" edge to the Order entity by IDs.
-func (m *UserMutation) RemoveOrderIDs(ids ...int64) {
+func (m *UserMutation) RemoveOrderIDs(ids ...models.OrderID) {
 	if m.removedorders == nil {
-		m.removedorders = make(map[int64]struct{})
+		m.removedorders = make(map[models.OrderID]struct{})
 	}
 	for i := range ids {
 		delete(m.orders, ids[i])
@@ -2306,7 +2306,7 @@ func (m *UserMutation) RemoveOrderIDs(ids ...int64) {
 }
 
 // RemovedOrders returns the removed IDs of the "orders" edge to the Order entity.
-func (m *UserMutation) RemovedOrdersIDs() (ids []int64) {
+func (m *UserMutation) RemovedOrdersIDs() (ids []models.OrderID) {
 	for id := range m.removedorders {
 		ids = append(ids, id)
 	}
@@ -2314,7 +2314,7 @@ func (m *UserMutation) RemovedOrdersIDs() (ids []int64) {
 }
 
 // OrdersIDs returns the "orders" edge IDs in the mutation.
-func (m *UserMutation) OrdersIDs() (ids []int64) {
+func (m *UserMutation) OrdersIDs() (ids []models.OrderID) {
 	for id := range m.orders {
 		ids = append(ids, id)
 	}

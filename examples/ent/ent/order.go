@@ -18,7 +18,7 @@ import (
 type Order struct {
 	config `json:"-"`
 	// ID of the ent.
-	ID int64 `json:"id,omitempty"`
+	ID models.OrderID `json:"id,omitempty"`
 	// No holds the value of the "no" field.
 	No models.OrderNo `json:"no,omitempty"`
 	// RequestID holds the value of the "request_id" field.
@@ -44,6 +44,10 @@ type OrderEdges struct {
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [2]bool
+	// totalCount holds the count of the edges above.
+	totalCount [1]map[string]int
+
+	namedPayments map[string][]*Payment
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -73,9 +77,11 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case order.FieldUserID:
 			values[i] = &sql.NullScanner{S: new(models.UserID)}
+		case order.FieldID:
+			values[i] = new(models.OrderID)
 		case order.FieldNo:
 			values[i] = new(models.OrderNo)
-		case order.FieldID, order.FieldCents:
+		case order.FieldCents:
 			values[i] = new(sql.NullInt64)
 		case order.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -97,11 +103,11 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 	for i := range columns {
 		switch columns[i] {
 		case order.FieldID:
-			value, ok := values[i].(*sql.NullInt64)
-			if !ok {
-				return fmt.Errorf("unexpected type %T for field id", value)
+			if value, ok := values[i].(*models.OrderID); !ok {
+				return fmt.Errorf("unexpected type %T for field id", values[i])
+			} else if value != nil {
+				_m.ID = *value
 			}
-			_m.ID = int64(value.Int64)
 		case order.FieldNo:
 			if value, ok := values[i].(*models.OrderNo); !ok {
 				return fmt.Errorf("unexpected type %T for field no", values[i])
@@ -197,6 +203,30 @@ func (_m *Order) String() string {
 	builder.WriteString(_m.DueAt.Format(time.ANSIC))
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedPayments returns the Payments named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Order) NamedPayments(name string) ([]*Payment, error) {
+	if _m.Edges.namedPayments == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedPayments[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Order) appendNamedPayments(name string, edges ...*Payment) {
+	if _m.Edges.namedPayments == nil {
+		_m.Edges.namedPayments = make(map[string][]*Payment)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedPayments[name] = []*Payment{}
+	} else {
+		_m.Edges.namedPayments[name] = append(_m.Edges.namedPayments[name], edges...)
+	}
 }
 
 // Orders is a parsable slice of Order.

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
+
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 )
@@ -74,7 +75,7 @@ func (_c *OrderCreate) SetNillableDueAt(v *time.Time) *OrderCreate {
 }
 
 // SetID sets the "id" field.
-func (_c *OrderCreate) SetID(v int64) *OrderCreate {
+func (_c *OrderCreate) SetID(v models.OrderID) *OrderCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
@@ -152,11 +153,6 @@ func (_c *OrderCreate) check() error {
 	if _, ok := _c.mutation.Cents(); !ok {
 		return &ValidationError{Name: "cents", err: errors.New(`ent: missing required field "Order.cents"`)}
 	}
-	if v, ok := _c.mutation.ID(); ok {
-		if err := order.IDValidator(v); err != nil {
-			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Order.id": %w`, err)}
-		}
-	}
 	return nil
 }
 
@@ -171,9 +167,12 @@ func (_c *OrderCreate) sqlSave(ctx context.Context) (*Order, error) {
 		}
 		return nil, err
 	}
-	if _spec.ID.Value != _node.ID {
-		id := _spec.ID.Value.(int64)
-		_node.ID = int64(id)
+	if _spec.ID.Value != nil {
+		if id, ok := _spec.ID.Value.(*models.OrderID); ok {
+			_node.ID = *id
+		} else if err := _node.ID.Scan(_spec.ID.Value); err != nil {
+			return nil, err
+		}
 	}
 	_c.mutation.id = &_node.ID
 	_c.mutation.done = true
@@ -188,7 +187,7 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 	_spec.OnConflict = _c.conflict
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
-		_spec.ID.Value = id
+		_spec.ID.Value = &id
 	}
 	if value, ok := _c.mutation.No(); ok {
 		_spec.SetField(order.FieldNo, field.TypeString, value)
@@ -524,7 +523,7 @@ func (u *OrderUpsertOne) ExecX(ctx context.Context) {
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *OrderUpsertOne) ID(ctx context.Context) (id int64, err error) {
+func (u *OrderUpsertOne) ID(ctx context.Context) (id models.OrderID, err error) {
 	node, err := u.create.Save(ctx)
 	if err != nil {
 		return id, err
@@ -533,7 +532,7 @@ func (u *OrderUpsertOne) ID(ctx context.Context) (id int64, err error) {
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *OrderUpsertOne) IDX(ctx context.Context) int64 {
+func (u *OrderUpsertOne) IDX(ctx context.Context) models.OrderID {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)
@@ -575,6 +574,7 @@ func (_c *OrderCreateBulk) Save(ctx context.Context) ([]*Order, error) {
 					_, err = mutators[i+1].Mutate(root, _c.builders[i+1].mutation)
 				} else {
 					spec := &sqlgraph.BatchCreateSpec{Nodes: specs}
+					spec.Nodes = idgentimpl.KeepIDs(_c.driver.Dialect(), spec.Nodes)
 					spec.OnConflict = _c.conflict
 					// Invoke the actual operation on the latest mutation in the chain.
 					if err = sqlgraph.BatchCreate(ctx, _c.driver, spec); err != nil {
@@ -587,9 +587,10 @@ func (_c *OrderCreateBulk) Save(ctx context.Context) ([]*Order, error) {
 					return nil, err
 				}
 				mutation.id = &nodes[i].ID
-				if specs[i].ID.Value != nil && nodes[i].ID == 0 {
-					id := specs[i].ID.Value.(int64)
-					nodes[i].ID = int64(id)
+				if specs[i].ID.Value != nil {
+					if err := nodes[i].ID.Scan(specs[i].ID.Value); err != nil {
+						return nil, err
+					}
 				}
 				mutation.done = true
 				return nodes[i], nil

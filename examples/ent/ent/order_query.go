@@ -23,13 +23,15 @@ import (
 // OrderQuery is the builder for querying Order entities.
 type OrderQuery struct {
 	config
-	ctx          *QueryContext
-	order        []order.OrderOption
-	inters       []Interceptor
-	predicates   []predicate.Order
-	withUser     *UserQuery
-	withPayments *PaymentQuery
-	modifiers    []func(*sql.Selector)
+	ctx               *QueryContext
+	order             []order.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.Order
+	withUser          *UserQuery
+	withPayments      *PaymentQuery
+	loadTotal         []func(context.Context, []*Order) error
+	modifiers         []func(*sql.Selector)
+	withNamedPayments map[string]*PaymentQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -134,8 +136,8 @@ func (_q *OrderQuery) FirstX(ctx context.Context) *Order {
 
 // FirstID returns the first Order ID from the query.
 // Returns a *NotFoundError when no Order ID was found.
-func (_q *OrderQuery) FirstID(ctx context.Context) (id int64, err error) {
-	var ids []int64
+func (_q *OrderQuery) FirstID(ctx context.Context) (id models.OrderID, err error) {
+	var ids []models.OrderID
 	if ids, err = _q.Limit(1).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryFirstID)); err != nil {
 		return
 	}
@@ -147,7 +149,7 @@ func (_q *OrderQuery) FirstID(ctx context.Context) (id int64, err error) {
 }
 
 // FirstIDX is like FirstID, but panics if an error occurs.
-func (_q *OrderQuery) FirstIDX(ctx context.Context) int64 {
+func (_q *OrderQuery) FirstIDX(ctx context.Context) models.OrderID {
 	id, err := _q.FirstID(ctx)
 	if err != nil && !IsNotFound(err) {
 		panic(err)
@@ -185,8 +187,8 @@ func (_q *OrderQuery) OnlyX(ctx context.Context) *Order {
 // OnlyID is like Only, but returns the only Order ID in the query.
 // Returns a *NotSingularError when more than one Order ID is found.
 // Returns a *NotFoundError when no entities are found.
-func (_q *OrderQuery) OnlyID(ctx context.Context) (id int64, err error) {
-	var ids []int64
+func (_q *OrderQuery) OnlyID(ctx context.Context) (id models.OrderID, err error) {
+	var ids []models.OrderID
 	if ids, err = _q.Limit(2).IDs(setContextOp(ctx, _q.ctx, ent.OpQueryOnlyID)); err != nil {
 		return
 	}
@@ -202,7 +204,7 @@ func (_q *OrderQuery) OnlyID(ctx context.Context) (id int64, err error) {
 }
 
 // OnlyIDX is like OnlyID, but panics if an error occurs.
-func (_q *OrderQuery) OnlyIDX(ctx context.Context) int64 {
+func (_q *OrderQuery) OnlyIDX(ctx context.Context) models.OrderID {
 	id, err := _q.OnlyID(ctx)
 	if err != nil {
 		panic(err)
@@ -230,7 +232,7 @@ func (_q *OrderQuery) AllX(ctx context.Context) []*Order {
 }
 
 // IDs executes the query and returns a list of Order IDs.
-func (_q *OrderQuery) IDs(ctx context.Context) (ids []int64, err error) {
+func (_q *OrderQuery) IDs(ctx context.Context) (ids []models.OrderID, err error) {
 	if _q.ctx.Unique == nil && _q.path != nil {
 		_q.Unique(true)
 	}
@@ -242,7 +244,7 @@ func (_q *OrderQuery) IDs(ctx context.Context) (ids []int64, err error) {
 }
 
 // IDsX is like IDs, but panics if an error occurs.
-func (_q *OrderQuery) IDsX(ctx context.Context) []int64 {
+func (_q *OrderQuery) IDsX(ctx context.Context) []models.OrderID {
 	ids, err := _q.IDs(ctx)
 	if err != nil {
 		panic(err)
@@ -449,6 +451,18 @@ func (_q *OrderQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Order,
 			return nil, err
 		}
 	}
+	for name, query := range _q.withNamedPayments {
+		if err := _q.loadPayments(ctx, query, nodes,
+			func(n *Order) { n.appendNamedPayments(name) },
+			func(n *Order, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -486,7 +500,7 @@ func (_q *OrderQuery) loadUser(ctx context.Context, query *UserQuery, nodes []*O
 }
 func (_q *OrderQuery) loadPayments(ctx context.Context, query *PaymentQuery, nodes []*Order, init func(*Order), assign func(*Order, *Payment)) error {
 	fks := make([]driver.Value, 0, len(nodes))
-	nodeids := make(map[int64]*Order)
+	nodeids := make(map[models.OrderID]*Order)
 	for i := range nodes {
 		fks = append(fks, nodes[i].ID)
 		nodeids[nodes[i].ID] = nodes[i]
@@ -628,6 +642,20 @@ func (_q *OrderQuery) ForShare(opts ...sql.LockOption) *OrderQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
+	return _q
+}
+
+// WithNamedPayments tells the query-builder to eager-load the nodes that are connected to the "payments"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrderQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery)) *OrderQuery {
+	query := (&PaymentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedPayments == nil {
+		_q.withNamedPayments = make(map[string]*PaymentQuery)
+	}
+	_q.withNamedPayments[name] = query
 	return _q
 }
 

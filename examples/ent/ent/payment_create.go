@@ -14,6 +14,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/models"
+
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 )
@@ -33,7 +34,7 @@ func (_c *PaymentCreate) SetTxnNo(v models.TxnNo) *PaymentCreate {
 }
 
 // SetOrderID sets the "order_id" field.
-func (_c *PaymentCreate) SetOrderID(v int64) *PaymentCreate {
+func (_c *PaymentCreate) SetOrderID(v models.OrderID) *PaymentCreate {
 	_c.mutation.SetOrderID(v)
 	return _c
 }
@@ -277,7 +278,7 @@ type (
 )
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsert) SetOrderID(v int64) *PaymentUpsert {
+func (u *PaymentUpsert) SetOrderID(v models.OrderID) *PaymentUpsert {
 	u.Set(payment.FieldOrderID, v)
 	return u
 }
@@ -376,7 +377,7 @@ func (u *PaymentUpsertOne) Update(set func(*PaymentUpsert)) *PaymentUpsertOne {
 }
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsertOne) SetOrderID(v int64) *PaymentUpsertOne {
+func (u *PaymentUpsertOne) SetOrderID(v models.OrderID) *PaymentUpsertOne {
 	return u.Update(func(s *PaymentUpsert) {
 		s.SetOrderID(v)
 	})
@@ -649,7 +650,7 @@ func (u *PaymentUpsertBulk) Update(set func(*PaymentUpsert)) *PaymentUpsertBulk 
 }
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsertBulk) SetOrderID(v int64) *PaymentUpsertBulk {
+func (u *PaymentUpsertBulk) SetOrderID(v models.OrderID) *PaymentUpsertBulk {
 	return u.Update(func(s *PaymentUpsert) {
 		s.SetOrderID(v)
 	})

@@ -26,6 +26,7 @@ type PaymentQuery struct {
 	inters     []Interceptor
 	predicates []predicate.Payment
 	withOrder  *OrderQuery
+	loadTotal  []func(context.Context, []*Payment) error
 	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -404,12 +405,17 @@ func (_q *PaymentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Paym
 			return nil, err
 		}
 	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
 func (_q *PaymentQuery) loadOrder(ctx context.Context, query *OrderQuery, nodes []*Payment, init func(*Payment), assign func(*Payment, *Order)) error {
-	ids := make([]int64, 0, len(nodes))
-	nodeids := make(map[int64][]*Payment)
+	ids := make([]models.OrderID, 0, len(nodes))
+	nodeids := make(map[models.OrderID][]*Payment)
 	for i := range nodes {
 		fk := nodes[i].OrderID
 		if _, ok := nodeids[fk]; !ok {

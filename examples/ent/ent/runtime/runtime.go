@@ -35,8 +35,6 @@ func init() {
 	order.Hooks[0] = orderMixinHooks0[0]
 	order.Hooks[1] = orderMixinHooks1[0]
 	order.Hooks[2] = orderMixinHooks2[0]
-	orderMixinFields0 := orderMixin[0].Fields()
-	_ = orderMixinFields0
 	orderMixinFields1 := orderMixin[1].Fields()
 	_ = orderMixinFields1
 	orderFields := schema.Order{}.Fields()
@@ -49,10 +47,6 @@ func init() {
 	orderDescRequestID := orderFields[0].Descriptor()
 	// order.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
 	order.RequestIDValidator = orderDescRequestID.Validators[0].(func(string) error)
-	// orderDescID is the schema descriptor for id field.
-	orderDescID := orderMixinFields0[0].Descriptor()
-	// order.IDValidator is a validator for the "id" field. It is called by the builders before save.
-	order.IDValidator = orderDescID.Validators[0].(func(int64) error)
 	paymentMixin := schema.Payment{}.Mixin()
 	paymentMixinHooks0 := paymentMixin[0].Hooks()
 	paymentMixinHooks1 := paymentMixin[1].Hooks()

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -13,9 +14,9 @@ import (
 // Order holds the schema definition for the Order entity.
 type Order struct{ ent.Schema }
 
-// Mixin gives orders a plain int64 snowflake ID and an OrderNo.
+// Mixin gives orders a snowflake OrderID (BIGINT, "ord_…" as text) and an OrderNo.
 func (Order) Mixin() []ent.Mixin {
-	return []ent.Mixin{idgent.ID(nil), idgent.Number[models.OrderNo]("no", nil), idgent.DuplicatesMixin{}}
+	return []ent.Mixin{idgent.TypedID[models.OrderID](nil), idgent.Number[models.OrderNo]("no", nil), idgent.DuplicatesMixin{}}
 }
 
 // Fields of the Order. request_id is the client's idempotency key; a guest's order has no
@@ -33,7 +34,7 @@ func (Order) Fields() []ent.Field {
 func (Order) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("user", User.Type).Ref("orders").Field("user_id").Unique(),
-		edge.To("payments", Payment.Type),
+		edge.To("payments", Payment.Type).Annotations(entgql.Skip()), // payments are not in the GraphQL schema
 	}
 }
 
