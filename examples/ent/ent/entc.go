@@ -18,7 +18,6 @@ func main() {
 	gql, err := entgql.NewExtension(
 		entgql.WithSchemaGenerator(),
 		entgql.WithSchemaPath("../graph/ent.graphql"),
-		entgql.WithConfigPath("../graph/gqlgen.yml"),
 	)
 	if err != nil {
 		log.Fatalf("creating the entgql extension: %v", err)
