@@ -6,12 +6,12 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/idgen/idgen/examples/ent/ent/order"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
-func (_q *OrderQuery) CollectFields(ctx context.Context, satisfies ...string) (*OrderQuery, error) {
+func (_q *ProductQuery) CollectFields(ctx context.Context, satisfies ...string) (*ProductQuery, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil {
 		return _q, nil
@@ -22,54 +22,24 @@ func (_q *OrderQuery) CollectFields(ctx context.Context, satisfies ...string) (*
 	return _q, nil
 }
 
-func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+func (_q *ProductQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
 	path = append([]string(nil), path...)
 	var (
 		unknownSeen    bool
-		fieldSeen      = make(map[string]struct{}, len(order.Columns))
-		selectedFields = []string{order.FieldID}
+		fieldSeen      = make(map[string]struct{}, len(product.Columns))
+		selectedFields = []string{product.FieldID}
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "user":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&UserClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, userImplementors)...); err != nil {
-				return err
-			}
-			_q.withUser = query
-			if _, ok := fieldSeen[order.FieldUserID]; !ok {
-				selectedFields = append(selectedFields, order.FieldUserID)
-				fieldSeen[order.FieldUserID] = struct{}{}
-			}
-		case "no":
-			if _, ok := fieldSeen[order.FieldNo]; !ok {
-				selectedFields = append(selectedFields, order.FieldNo)
-				fieldSeen[order.FieldNo] = struct{}{}
-			}
-		case "requestID":
-			if _, ok := fieldSeen[order.FieldRequestID]; !ok {
-				selectedFields = append(selectedFields, order.FieldRequestID)
-				fieldSeen[order.FieldRequestID] = struct{}{}
+		case "name":
+			if _, ok := fieldSeen[product.FieldName]; !ok {
+				selectedFields = append(selectedFields, product.FieldName)
+				fieldSeen[product.FieldName] = struct{}{}
 			}
 		case "cents":
-			if _, ok := fieldSeen[order.FieldCents]; !ok {
-				selectedFields = append(selectedFields, order.FieldCents)
-				fieldSeen[order.FieldCents] = struct{}{}
-			}
-		case "userID":
-			if _, ok := fieldSeen[order.FieldUserID]; !ok {
-				selectedFields = append(selectedFields, order.FieldUserID)
-				fieldSeen[order.FieldUserID] = struct{}{}
-			}
-		case "dueAt":
-			if _, ok := fieldSeen[order.FieldDueAt]; !ok {
-				selectedFields = append(selectedFields, order.FieldDueAt)
-				fieldSeen[order.FieldDueAt] = struct{}{}
+			if _, ok := fieldSeen[product.FieldCents]; !ok {
+				selectedFields = append(selectedFields, product.FieldCents)
+				fieldSeen[product.FieldCents] = struct{}{}
 			}
 		case "id":
 		case "__typename":
@@ -83,14 +53,14 @@ func (_q *OrderQuery) collectField(ctx context.Context, oneNode bool, opCtx *gra
 	return nil
 }
 
-type orderPaginateArgs struct {
+type productPaginateArgs struct {
 	first, last   *int
 	after, before *Cursor
-	opts          []OrderPaginateOption
+	opts          []ProductPaginateOption
 }
 
-func newOrderPaginateArgs(rv map[string]any) *orderPaginateArgs {
-	args := &orderPaginateArgs{}
+func newProductPaginateArgs(rv map[string]any) *productPaginateArgs {
+	args := &productPaginateArgs{}
 	if rv == nil {
 		return args
 	}
@@ -130,19 +100,6 @@ func (_q *UserQuery) collectField(ctx context.Context, oneNode bool, opCtx *grap
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "orders":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&OrderClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, false, opCtx, field, path, mayAddCondition(satisfies, orderImplementors)...); err != nil {
-				return err
-			}
-			_q.WithNamedOrders(alias, func(wq *OrderQuery) {
-				*wq = *query
-			})
 		case "email":
 			if _, ok := fieldSeen[user.FieldEmail]; !ok {
 				selectedFields = append(selectedFields, user.FieldEmail)

@@ -10,7 +10,7 @@ import (
 	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/hashicorp/go-multierror"
-	"github.com/idgen/idgen/examples/ent/ent/order"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
 )
@@ -20,12 +20,12 @@ type Noder interface {
 	IsNode()
 }
 
-var orderImplementors = []string{"Order", "Node"}
+var productImplementors = []string{"Product", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
-func (*Order) IsNode() {}
+func (*Product) IsNode() {}
 
-func (_m Order) marshalID() string {
+func (_m Product) marshalID() string {
 	var buf bytes.Buffer
 	_m.ID.MarshalGQL(&buf)
 	return buf.String()
@@ -100,15 +100,15 @@ func (c *Client) Noder(ctx context.Context, id string, opts ...NodeOption) (_ No
 
 func (c *Client) noder(ctx context.Context, table string, id string) (Noder, error) {
 	switch table {
-	case order.Table:
-		var uid models.OrderID
+	case product.Table:
+		var uid models.ProductID
 		if err := uid.UnmarshalGQL(id); err != nil {
 			return nil, err
 		}
-		query := c.Order.Query().
-			Where(order.ID(uid))
+		query := c.Product.Query().
+			Where(product.ID(uid))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
-			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, orderImplementors...); err != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, productImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -199,16 +199,16 @@ func (c *Client) noders(ctx context.Context, table string, ids []string) ([]Node
 		idmap[id] = append(idmap[id], &noders[i])
 	}
 	switch table {
-	case order.Table:
-		uids := make([]models.OrderID, len(ids))
+	case product.Table:
+		uids := make([]models.ProductID, len(ids))
 		for i, id := range ids {
 			if err := uids[i].UnmarshalGQL(id); err != nil {
 				return nil, err
 			}
 		}
-		query := c.Order.Query().
-			Where(order.IDIn(uids...))
-		query, err := query.CollectFields(ctx, orderImplementors...)
+		query := c.Product.Query().
+			Where(product.IDIn(uids...))
+		query, err := query.CollectFields(ctx, productImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
-	"github.com/idgen/idgen/examples/ent/ent/order"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -96,20 +96,20 @@ func paginateLimit(first, last *int) int {
 	return limit
 }
 
-// OrderEdge is the edge representation of Order.
-type OrderEdge struct {
-	Node   *Order `json:"node"`
-	Cursor Cursor `json:"cursor"`
+// ProductEdge is the edge representation of Product.
+type ProductEdge struct {
+	Node   *Product `json:"node"`
+	Cursor Cursor   `json:"cursor"`
 }
 
-// OrderConnection is the connection containing edges to Order.
-type OrderConnection struct {
-	Edges      []*OrderEdge `json:"edges"`
-	PageInfo   PageInfo     `json:"pageInfo"`
-	TotalCount int          `json:"totalCount"`
+// ProductConnection is the connection containing edges to Product.
+type ProductConnection struct {
+	Edges      []*ProductEdge `json:"edges"`
+	PageInfo   PageInfo       `json:"pageInfo"`
+	TotalCount int            `json:"totalCount"`
 }
 
-func (c *OrderConnection) build(nodes []*Order, pager *orderPager, after *Cursor, first *int, before *Cursor, last *int) {
+func (c *ProductConnection) build(nodes []*Product, pager *productPager, after *Cursor, first *int, before *Cursor, last *int) {
 	c.PageInfo.HasNextPage = before != nil
 	c.PageInfo.HasPreviousPage = after != nil
 	if first != nil && *first+1 == len(nodes) {
@@ -119,21 +119,21 @@ func (c *OrderConnection) build(nodes []*Order, pager *orderPager, after *Cursor
 		c.PageInfo.HasPreviousPage = true
 		nodes = nodes[:len(nodes)-1]
 	}
-	var nodeAt func(int) *Order
+	var nodeAt func(int) *Product
 	if last != nil {
 		n := len(nodes) - 1
-		nodeAt = func(i int) *Order {
+		nodeAt = func(i int) *Product {
 			return nodes[n-i]
 		}
 	} else {
-		nodeAt = func(i int) *Order {
+		nodeAt = func(i int) *Product {
 			return nodes[i]
 		}
 	}
-	c.Edges = make([]*OrderEdge, len(nodes))
+	c.Edges = make([]*ProductEdge, len(nodes))
 	for i := range nodes {
 		node := nodeAt(i)
-		c.Edges[i] = &OrderEdge{
+		c.Edges[i] = &ProductEdge{
 			Node:   node,
 			Cursor: pager.toCursor(node),
 		}
@@ -147,87 +147,87 @@ func (c *OrderConnection) build(nodes []*Order, pager *orderPager, after *Cursor
 	}
 }
 
-// OrderPaginateOption enables pagination customization.
-type OrderPaginateOption func(*orderPager) error
+// ProductPaginateOption enables pagination customization.
+type ProductPaginateOption func(*productPager) error
 
-// WithOrderOrder configures pagination ordering.
-func WithOrderOrder(order *OrderOrder) OrderPaginateOption {
+// WithProductOrder configures pagination ordering.
+func WithProductOrder(order *ProductOrder) ProductPaginateOption {
 	if order == nil {
-		order = DefaultOrderOrder
+		order = DefaultProductOrder
 	}
 	o := *order
-	return func(pager *orderPager) error {
+	return func(pager *productPager) error {
 		if err := o.Direction.Validate(); err != nil {
 			return err
 		}
 		if o.Field == nil {
-			o.Field = DefaultOrderOrder.Field
+			o.Field = DefaultProductOrder.Field
 		}
 		pager.order = &o
 		return nil
 	}
 }
 
-// WithOrderFilter configures pagination filter.
-func WithOrderFilter(filter func(*OrderQuery) (*OrderQuery, error)) OrderPaginateOption {
-	return func(pager *orderPager) error {
+// WithProductFilter configures pagination filter.
+func WithProductFilter(filter func(*ProductQuery) (*ProductQuery, error)) ProductPaginateOption {
+	return func(pager *productPager) error {
 		if filter == nil {
-			return errors.New("OrderQuery filter cannot be nil")
+			return errors.New("ProductQuery filter cannot be nil")
 		}
 		pager.filter = filter
 		return nil
 	}
 }
 
-type orderPager struct {
+type productPager struct {
 	reverse bool
-	order   *OrderOrder
-	filter  func(*OrderQuery) (*OrderQuery, error)
+	order   *ProductOrder
+	filter  func(*ProductQuery) (*ProductQuery, error)
 }
 
-func newOrderPager(opts []OrderPaginateOption, reverse bool) (*orderPager, error) {
-	pager := &orderPager{reverse: reverse}
+func newProductPager(opts []ProductPaginateOption, reverse bool) (*productPager, error) {
+	pager := &productPager{reverse: reverse}
 	for _, opt := range opts {
 		if err := opt(pager); err != nil {
 			return nil, err
 		}
 	}
 	if pager.order == nil {
-		pager.order = DefaultOrderOrder
+		pager.order = DefaultProductOrder
 	}
 	return pager, nil
 }
 
-func (p *orderPager) applyFilter(query *OrderQuery) (*OrderQuery, error) {
+func (p *productPager) applyFilter(query *ProductQuery) (*ProductQuery, error) {
 	if p.filter != nil {
 		return p.filter(query)
 	}
 	return query, nil
 }
 
-func (p *orderPager) toCursor(_m *Order) Cursor {
+func (p *productPager) toCursor(_m *Product) Cursor {
 	return p.order.Field.toCursor(_m)
 }
 
-func (p *orderPager) applyCursors(query *OrderQuery, after, before *Cursor) (*OrderQuery, error) {
+func (p *productPager) applyCursors(query *ProductQuery, after, before *Cursor) (*ProductQuery, error) {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
 	}
-	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultOrderOrder.Field.column, p.order.Field.column, direction) {
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultProductOrder.Field.column, p.order.Field.column, direction) {
 		query = query.Where(predicate)
 	}
 	return query, nil
 }
 
-func (p *orderPager) applyOrder(query *OrderQuery) *OrderQuery {
+func (p *productPager) applyOrder(query *ProductQuery) *ProductQuery {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
 	}
 	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
-	if p.order.Field != DefaultOrderOrder.Field {
-		query = query.Order(DefaultOrderOrder.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultProductOrder.Field {
+		query = query.Order(DefaultProductOrder.Field.toTerm(direction.OrderTermOption()))
 	}
 	if len(query.ctx.Fields) > 0 {
 		query.ctx.AppendFieldOnce(p.order.Field.column)
@@ -235,7 +235,7 @@ func (p *orderPager) applyOrder(query *OrderQuery) *OrderQuery {
 	return query
 }
 
-func (p *orderPager) orderExpr(query *OrderQuery) sql.Querier {
+func (p *productPager) orderExpr(query *ProductQuery) sql.Querier {
 	direction := p.order.Direction
 	if p.reverse {
 		direction = direction.Reverse()
@@ -245,28 +245,28 @@ func (p *orderPager) orderExpr(query *OrderQuery) sql.Querier {
 	}
 	return sql.ExprFunc(func(b *sql.Builder) {
 		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
-		if p.order.Field != DefaultOrderOrder.Field {
-			b.Comma().Ident(DefaultOrderOrder.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultProductOrder.Field {
+			b.Comma().Ident(DefaultProductOrder.Field.column).Pad().WriteString(string(direction))
 		}
 	})
 }
 
-// Paginate executes the query and returns a relay based cursor connection to Order.
-func (_m *OrderQuery) Paginate(
+// Paginate executes the query and returns a relay based cursor connection to Product.
+func (_m *ProductQuery) Paginate(
 	ctx context.Context, after *Cursor, first *int,
-	before *Cursor, last *int, opts ...OrderPaginateOption,
-) (*OrderConnection, error) {
+	before *Cursor, last *int, opts ...ProductPaginateOption,
+) (*ProductConnection, error) {
 	if err := validateFirstLast(first, last); err != nil {
 		return nil, err
 	}
-	pager, err := newOrderPager(opts, last != nil)
+	pager, err := newProductPager(opts, last != nil)
 	if err != nil {
 		return nil, err
 	}
 	if _m, err = pager.applyFilter(_m); err != nil {
 		return nil, err
 	}
-	conn := &OrderConnection{Edges: []*OrderEdge{}}
+	conn := &ProductConnection{Edges: []*ProductEdge{}}
 	ignoredEdges := !hasCollectedField(ctx, edgesField)
 	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
 		hasPagination := after != nil || first != nil || before != nil || last != nil
@@ -304,42 +304,42 @@ func (_m *OrderQuery) Paginate(
 	return conn, nil
 }
 
-// OrderOrderField defines the ordering field of Order.
-type OrderOrderField struct {
-	// Value extracts the ordering value from the given Order.
-	Value    func(*Order) (ent.Value, error)
+// ProductOrderField defines the ordering field of Product.
+type ProductOrderField struct {
+	// Value extracts the ordering value from the given Product.
+	Value    func(*Product) (ent.Value, error)
 	column   string // field or computed.
-	toTerm   func(...sql.OrderTermOption) order.OrderOption
-	toCursor func(*Order) Cursor
+	toTerm   func(...sql.OrderTermOption) product.OrderOption
+	toCursor func(*Product) Cursor
 }
 
-// OrderOrder defines the ordering of Order.
-type OrderOrder struct {
-	Direction OrderDirection   `json:"direction"`
-	Field     *OrderOrderField `json:"field"`
+// ProductOrder defines the ordering of Product.
+type ProductOrder struct {
+	Direction OrderDirection     `json:"direction"`
+	Field     *ProductOrderField `json:"field"`
 }
 
-// DefaultOrderOrder is the default ordering of Order.
-var DefaultOrderOrder = &OrderOrder{
+// DefaultProductOrder is the default ordering of Product.
+var DefaultProductOrder = &ProductOrder{
 	Direction: entgql.OrderDirectionAsc,
-	Field: &OrderOrderField{
-		Value: func(_m *Order) (ent.Value, error) {
+	Field: &ProductOrderField{
+		Value: func(_m *Product) (ent.Value, error) {
 			return _m.ID, nil
 		},
-		column: order.FieldID,
-		toTerm: order.ByID,
-		toCursor: func(_m *Order) Cursor {
+		column: product.FieldID,
+		toTerm: product.ByID,
+		toCursor: func(_m *Product) Cursor {
 			return Cursor{ID: _m.marshalID()}
 		},
 	},
 }
 
-// ToEdge converts Order into OrderEdge.
-func (_m *Order) ToEdge(order *OrderOrder) *OrderEdge {
+// ToEdge converts Product into ProductEdge.
+func (_m *Product) ToEdge(order *ProductOrder) *ProductEdge {
 	if order == nil {
-		order = DefaultOrderOrder
+		order = DefaultProductOrder
 	}
-	return &OrderEdge{
+	return &ProductEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

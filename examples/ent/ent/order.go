@@ -18,7 +18,7 @@ import (
 type Order struct {
 	config `json:"-"`
 	// ID of the ent.
-	ID models.OrderID `json:"id,omitempty"`
+	ID int64 `json:"id,omitempty"`
 	// No holds the value of the "no" field.
 	No models.OrderNo `json:"no,omitempty"`
 	// RequestID holds the value of the "request_id" field.
@@ -77,11 +77,9 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case order.FieldUserID:
 			values[i] = &sql.NullScanner{S: new(models.UserID)}
-		case order.FieldID:
-			values[i] = new(models.OrderID)
 		case order.FieldNo:
 			values[i] = new(models.OrderNo)
-		case order.FieldCents:
+		case order.FieldID, order.FieldCents:
 			values[i] = new(sql.NullInt64)
 		case order.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -103,11 +101,11 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 	for i := range columns {
 		switch columns[i] {
 		case order.FieldID:
-			if value, ok := values[i].(*models.OrderID); !ok {
-				return fmt.Errorf("unexpected type %T for field id", values[i])
-			} else if value != nil {
-				_m.ID = *value
+			value, ok := values[i].(*sql.NullInt64)
+			if !ok {
+				return fmt.Errorf("unexpected type %T for field id", value)
 			}
+			_m.ID = int64(value.Int64)
 		case order.FieldNo:
 			if value, ok := values[i].(*models.OrderNo); !ok {
 				return fmt.Errorf("unexpected type %T for field no", values[i])

@@ -75,7 +75,7 @@ func (_c *OrderCreate) SetNillableDueAt(v *time.Time) *OrderCreate {
 }
 
 // SetID sets the "id" field.
-func (_c *OrderCreate) SetID(v models.OrderID) *OrderCreate {
+func (_c *OrderCreate) SetID(v int64) *OrderCreate {
 	_c.mutation.SetID(v)
 	return _c
 }
@@ -153,6 +153,11 @@ func (_c *OrderCreate) check() error {
 	if _, ok := _c.mutation.Cents(); !ok {
 		return &ValidationError{Name: "cents", err: errors.New(`ent: missing required field "Order.cents"`)}
 	}
+	if v, ok := _c.mutation.ID(); ok {
+		if err := order.IDValidator(v); err != nil {
+			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "Order.id": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -167,12 +172,9 @@ func (_c *OrderCreate) sqlSave(ctx context.Context) (*Order, error) {
 		}
 		return nil, err
 	}
-	if _spec.ID.Value != nil {
-		if id, ok := _spec.ID.Value.(*models.OrderID); ok {
-			_node.ID = *id
-		} else if err := _node.ID.Scan(_spec.ID.Value); err != nil {
-			return nil, err
-		}
+	if _spec.ID.Value != _node.ID {
+		id := _spec.ID.Value.(int64)
+		_node.ID = int64(id)
 	}
 	_c.mutation.id = &_node.ID
 	_c.mutation.done = true
@@ -187,7 +189,7 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 	_spec.OnConflict = _c.conflict
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
-		_spec.ID.Value = &id
+		_spec.ID.Value = id
 	}
 	if value, ok := _c.mutation.No(); ok {
 		_spec.SetField(order.FieldNo, field.TypeString, value)
@@ -523,7 +525,7 @@ func (u *OrderUpsertOne) ExecX(ctx context.Context) {
 }
 
 // Exec executes the UPSERT query and returns the inserted/updated ID.
-func (u *OrderUpsertOne) ID(ctx context.Context) (id models.OrderID, err error) {
+func (u *OrderUpsertOne) ID(ctx context.Context) (id int64, err error) {
 	node, err := u.create.Save(ctx)
 	if err != nil {
 		return id, err
@@ -532,7 +534,7 @@ func (u *OrderUpsertOne) ID(ctx context.Context) (id models.OrderID, err error) 
 }
 
 // IDX is like ID, but panics if an error occurs.
-func (u *OrderUpsertOne) IDX(ctx context.Context) models.OrderID {
+func (u *OrderUpsertOne) IDX(ctx context.Context) int64 {
 	id, err := u.ID(ctx)
 	if err != nil {
 		panic(err)
@@ -574,7 +576,6 @@ func (_c *OrderCreateBulk) Save(ctx context.Context) ([]*Order, error) {
 					_, err = mutators[i+1].Mutate(root, _c.builders[i+1].mutation)
 				} else {
 					spec := &sqlgraph.BatchCreateSpec{Nodes: specs}
-					spec.Nodes = idgentimpl.KeepIDs(_c.driver.Dialect(), spec.Nodes)
 					spec.OnConflict = _c.conflict
 					// Invoke the actual operation on the latest mutation in the chain.
 					if err = sqlgraph.BatchCreate(ctx, _c.driver, spec); err != nil {
@@ -587,10 +588,9 @@ func (_c *OrderCreateBulk) Save(ctx context.Context) ([]*Order, error) {
 					return nil, err
 				}
 				mutation.id = &nodes[i].ID
-				if specs[i].ID.Value != nil {
-					if err := nodes[i].ID.Scan(specs[i].ID.Value); err != nil {
-						return nil, err
-					}
+				if specs[i].ID.Value != nil && nodes[i].ID == 0 {
+					id := specs[i].ID.Value.(int64)
+					nodes[i].ID = int64(id)
 				}
 				mutation.done = true
 				return nodes[i], nil

@@ -21,7 +21,7 @@ type Payment struct {
 	// TxnNo holds the value of the "txn_no" field.
 	TxnNo models.TxnNo `json:"txn_no,omitempty"`
 	// OrderID holds the value of the "order_id" field.
-	OrderID models.OrderID `json:"order_id,omitempty"`
+	OrderID int64 `json:"order_id,omitempty"`
 	// Attempt holds the value of the "attempt" field.
 	Attempt int `json:"attempt,omitempty"`
 	// Cents holds the value of the "cents" field.
@@ -39,8 +39,6 @@ type PaymentEdges struct {
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [1]bool
-	// totalCount holds the count of the edges above.
-	totalCount [1]map[string]int
 }
 
 // OrderOrErr returns the Order value or an error if the edge
@@ -59,13 +57,11 @@ func (*Payment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case payment.FieldOrderID:
-			values[i] = new(models.OrderID)
 		case payment.FieldID:
 			values[i] = new(models.PaymentID)
 		case payment.FieldTxnNo:
 			values[i] = new(models.TxnNo)
-		case payment.FieldAttempt, payment.FieldCents:
+		case payment.FieldOrderID, payment.FieldAttempt, payment.FieldCents:
 			values[i] = new(sql.NullInt64)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -95,10 +91,10 @@ func (_m *Payment) assignValues(columns []string, values []any) error {
 				_m.TxnNo = *value
 			}
 		case payment.FieldOrderID:
-			if value, ok := values[i].(*models.OrderID); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field order_id", values[i])
-			} else if value != nil {
-				_m.OrderID = *value
+			} else if value.Valid {
+				_m.OrderID = value.Int64
 			}
 		case payment.FieldAttempt:
 			if value, ok := values[i].(*sql.NullInt64); !ok {

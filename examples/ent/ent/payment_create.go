@@ -34,7 +34,7 @@ func (_c *PaymentCreate) SetTxnNo(v models.TxnNo) *PaymentCreate {
 }
 
 // SetOrderID sets the "order_id" field.
-func (_c *PaymentCreate) SetOrderID(v models.OrderID) *PaymentCreate {
+func (_c *PaymentCreate) SetOrderID(v int64) *PaymentCreate {
 	_c.mutation.SetOrderID(v)
 	return _c
 }
@@ -278,7 +278,7 @@ type (
 )
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsert) SetOrderID(v models.OrderID) *PaymentUpsert {
+func (u *PaymentUpsert) SetOrderID(v int64) *PaymentUpsert {
 	u.Set(payment.FieldOrderID, v)
 	return u
 }
@@ -377,7 +377,7 @@ func (u *PaymentUpsertOne) Update(set func(*PaymentUpsert)) *PaymentUpsertOne {
 }
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsertOne) SetOrderID(v models.OrderID) *PaymentUpsertOne {
+func (u *PaymentUpsertOne) SetOrderID(v int64) *PaymentUpsertOne {
 	return u.Update(func(s *PaymentUpsert) {
 		s.SetOrderID(v)
 	})
@@ -650,7 +650,7 @@ func (u *PaymentUpsertBulk) Update(set func(*PaymentUpsert)) *PaymentUpsertBulk 
 }
 
 // SetOrderID sets the "order_id" field.
-func (u *PaymentUpsertBulk) SetOrderID(v models.OrderID) *PaymentUpsertBulk {
+func (u *PaymentUpsertBulk) SetOrderID(v int64) *PaymentUpsertBulk {
 	return u.Update(func(s *PaymentUpsert) {
 		s.SetOrderID(v)
 	})

@@ -414,8 +414,8 @@ func (_q *PaymentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Paym
 }
 
 func (_q *PaymentQuery) loadOrder(ctx context.Context, query *OrderQuery, nodes []*Payment, init func(*Payment), assign func(*Payment, *Order)) error {
-	ids := make([]models.OrderID, 0, len(nodes))
-	nodeids := make(map[models.OrderID][]*Payment)
+	ids := make([]int64, 0, len(nodes))
+	nodeids := make(map[int64][]*Payment)
 	for i := range nodes {
 		fk := nodes[i].OrderID
 		if _, ok := nodeids[fk]; !ok {

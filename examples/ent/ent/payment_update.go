@@ -13,7 +13,6 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/predicate"
-	"github.com/idgen/idgen/examples/ent/models"
 )
 
 // PaymentUpdate is the builder for updating Payment entities.
@@ -30,13 +29,13 @@ func (_u *PaymentUpdate) Where(ps ...predicate.Payment) *PaymentUpdate {
 }
 
 // SetOrderID sets the "order_id" field.
-func (_u *PaymentUpdate) SetOrderID(v models.OrderID) *PaymentUpdate {
+func (_u *PaymentUpdate) SetOrderID(v int64) *PaymentUpdate {
 	_u.mutation.SetOrderID(v)
 	return _u
 }
 
 // SetNillableOrderID sets the "order_id" field if the given value is not nil.
-func (_u *PaymentUpdate) SetNillableOrderID(v *models.OrderID) *PaymentUpdate {
+func (_u *PaymentUpdate) SetNillableOrderID(v *int64) *PaymentUpdate {
 	if v != nil {
 		_u.SetOrderID(*v)
 	}
@@ -210,13 +209,13 @@ type PaymentUpdateOne struct {
 }
 
 // SetOrderID sets the "order_id" field.
-func (_u *PaymentUpdateOne) SetOrderID(v models.OrderID) *PaymentUpdateOne {
+func (_u *PaymentUpdateOne) SetOrderID(v int64) *PaymentUpdateOne {
 	_u.mutation.SetOrderID(v)
 	return _u
 }
 
 // SetNillableOrderID sets the "order_id" field if the given value is not nil.
-func (_u *PaymentUpdateOne) SetNillableOrderID(v *models.OrderID) *PaymentUpdateOne {
+func (_u *PaymentUpdateOne) SetNillableOrderID(v *int64) *PaymentUpdateOne {
 	if v != nil {
 		_u.SetOrderID(*v)
 	}

@@ -52,14 +52,14 @@ func (_c *UserCreate) SetID(v models.UserID) *UserCreate {
 }
 
 // AddOrderIDs adds the "orders" edge to the Order entity by IDs.
-func (_c *UserCreate) AddOrderIDs(ids ...models.OrderID) *UserCreate {
+func (_c *UserCreate) AddOrderIDs(ids ...int64) *UserCreate {
 	_c.mutation.AddOrderIDs(ids...)
 	return _c
 }
 
 // AddOrders adds the "orders" edges to the Order entity.
 func (_c *UserCreate) AddOrders(v ...*Order) *UserCreate {
-	ids := make([]models.OrderID, len(v))
+	ids := make([]int64, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/predicate"
 	"github.com/idgen/idgen/examples/ent/ent/user"
-	"github.com/idgen/idgen/examples/ent/models"
 )
 
 // UserUpdate is the builder for updating User entities.
@@ -58,14 +57,14 @@ func (_u *UserUpdate) SetNillableName(v *string) *UserUpdate {
 }
 
 // AddOrderIDs adds the "orders" edge to the Order entity by IDs.
-func (_u *UserUpdate) AddOrderIDs(ids ...models.OrderID) *UserUpdate {
+func (_u *UserUpdate) AddOrderIDs(ids ...int64) *UserUpdate {
 	_u.mutation.AddOrderIDs(ids...)
 	return _u
 }
 
 // AddOrders adds the "orders" edges to the Order entity.
 func (_u *UserUpdate) AddOrders(v ...*Order) *UserUpdate {
-	ids := make([]models.OrderID, len(v))
+	ids := make([]int64, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -84,14 +83,14 @@ func (_u *UserUpdate) ClearOrders() *UserUpdate {
 }
 
 // RemoveOrderIDs removes the "orders" edge to Order entities by IDs.
-func (_u *UserUpdate) RemoveOrderIDs(ids ...models.OrderID) *UserUpdate {
+func (_u *UserUpdate) RemoveOrderIDs(ids ...int64) *UserUpdate {
 	_u.mutation.RemoveOrderIDs(ids...)
 	return _u
 }
 
 // RemoveOrders removes "orders" edges to Order entities.
 func (_u *UserUpdate) RemoveOrders(v ...*Order) *UserUpdate {
-	ids := make([]models.OrderID, len(v))
+	ids := make([]int64, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -247,14 +246,14 @@ func (_u *UserUpdateOne) SetNillableName(v *string) *UserUpdateOne {
 }
 
 // AddOrderIDs adds the "orders" edge to the Order entity by IDs.
-func (_u *UserUpdateOne) AddOrderIDs(ids ...models.OrderID) *UserUpdateOne {
+func (_u *UserUpdateOne) AddOrderIDs(ids ...int64) *UserUpdateOne {
 	_u.mutation.AddOrderIDs(ids...)
 	return _u
 }
 
 // AddOrders adds the "orders" edges to the Order entity.
 func (_u *UserUpdateOne) AddOrders(v ...*Order) *UserUpdateOne {
-	ids := make([]models.OrderID, len(v))
+	ids := make([]int64, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}
@@ -273,14 +272,14 @@ func (_u *UserUpdateOne) ClearOrders() *UserUpdateOne {
 }
 
 // RemoveOrderIDs removes the "orders" edge to Order entities by IDs.
-func (_u *UserUpdateOne) RemoveOrderIDs(ids ...models.OrderID) *UserUpdateOne {
+func (_u *UserUpdateOne) RemoveOrderIDs(ids ...int64) *UserUpdateOne {
 	_u.mutation.RemoveOrderIDs(ids...)
 	return _u
 }
 
 // RemoveOrders removes "orders" edges to Order entities.
 func (_u *UserUpdateOne) RemoveOrders(v ...*Order) *UserUpdateOne {
-	ids := make([]models.OrderID, len(v))
+	ids := make([]int64, len(v))
 	for i := range v {
 		ids[i] = v[i].ID
 	}

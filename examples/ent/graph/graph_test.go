@@ -22,12 +22,14 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// shop is a SQLite database with two users and an order, and the GraphQL endpoint over it.
+// shop is a SQLite database with two users, a product and an order, and the GraphQL
+// endpoint over it.
 type shop struct {
 	db       *sql.DB
 	url      string
 	ada, bob *ent.User
-	order    *ent.Order
+	lamp     *ent.Product
+	orderNo  string // an ID type's text that no node has
 }
 
 func newShop(t *testing.T) shop {
@@ -54,9 +56,14 @@ func newShop(t *testing.T) shop {
 	if s.bob, err = client.User.Create().SetEmail("bob@example.com").SetName("Bob").Save(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s.order, _, err = client.Order.Create().SetRequestID("req-1").SetCents(1999).SetUserID(s.ada.ID).CreateOrGet(ctx); err != nil {
+	if s.lamp, err = client.Product.Create().SetName("Lamp").SetCents(1999).Save(ctx); err != nil {
 		t.Fatal(err)
 	}
+	o, _, err := client.Order.Create().SetRequestID("req-1").SetCents(1999).SetUserID(s.ada.ID).CreateOrGet(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.orderNo = string(o.No)
 	srv := httptest.NewServer(graph.NewHandler(client))
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
@@ -103,22 +110,22 @@ func compact(t *testing.T, s string) string {
 
 func TestNode(t *testing.T) {
 	s := newShop(t)
-	ada, bob, ord := s.ada.ID.String(), s.bob.ID.String(), s.order.ID.String()
-	if !strings.HasPrefix(ada, "usr_") || !strings.HasPrefix(ord, "ord_") {
-		t.Fatalf("IDs %s and %s lack their prefixes", ada, ord)
+	ada, bob, prd := s.ada.ID.String(), s.bob.ID.String(), s.lamp.ID.String()
+	if !strings.HasPrefix(ada, "usr_") || !strings.HasPrefix(prd, "prd_") {
+		t.Fatalf("IDs %s and %s lack their prefixes", ada, prd)
 	}
-	fields := `id __typename ... on User { name orders { id } } ... on Order { no cents user { id } }`
-	user := `{"id":"` + ada + `","__typename":"User","name":"Ada","orders":[{"id":"` + ord + `"}]}`
-	order := `{"id":"` + ord + `","__typename":"Order","no":"` + string(s.order.No) + `","cents":1999,"user":{"id":"` + ada + `"}}`
+	fields := `id __typename ... on User { name email } ... on Product { name cents }`
+	user := `{"id":"` + ada + `","__typename":"User","name":"Ada","email":"ada@example.com"}`
+	product := `{"id":"` + prd + `","__typename":"Product","name":"Lamp","cents":1999}`
 	cases := []struct {
 		name, query, data string
 		errs              []string // each error message contains one, in order
 		paths             []string // each error's path, joined by "."
 	}{
 		{"user", `{ node(id: "` + ada + `") { ` + fields + ` } }`, `{"node":` + user + `}`, nil, nil},
-		{"order", `{ node(id: "` + ord + `") { ` + fields + ` } }`, `{"node":` + order + `}`, nil, nil},
-		{"nodes of two types", `{ nodes(ids: ["` + ord + `", "` + ada + `", "` + bob + `"]) { id __typename } }`,
-			`{"nodes":[{"id":"` + ord + `","__typename":"Order"},{"id":"` + ada + `","__typename":"User"},{"id":"` + bob + `","__typename":"User"}]}`, nil, nil},
+		{"product", `{ node(id: "` + prd + `") { ` + fields + ` } }`, `{"node":` + product + `}`, nil, nil},
+		{"nodes of two types", `{ nodes(ids: ["` + prd + `", "` + ada + `", "` + bob + `"]) { id __typename } }`,
+			`{"nodes":[{"id":"` + prd + `","__typename":"Product"},{"id":"` + ada + `","__typename":"User"},{"id":"` + bob + `","__typename":"User"}]}`, nil, nil},
 		{"unknown prefix", `{ node(id: "cus_0e1kz8d3t2c00") { id } }`, `{"node":null}`,
 			[]string{"no registered ID type claims"}, []string{"node"}},
 		{"malformed, a user ID's shape", `{ node(id: "usr_!!!!!!!!!!!!!") { id } }`, `{"node":null}`,
@@ -129,13 +136,13 @@ func TestNode(t *testing.T) {
 			[]string{"no registered ID type claims"}, []string{"node"}},
 		{"well formed, no such user", `{ node(id: "usr_0000000000001") { id } }`, `{"node":null}`,
 			[]string{"could not resolve to a node"}, []string{"node"}},
-		{"an ID of a type that is no node", `{ node(id: "` + string(s.order.No) + `") { id } }`, `{"node":null}`,
+		{"an ID of a type that is no node", `{ node(id: "` + s.orderNo + `") { id } }`, `{"node":null}`,
 			[]string{"models.OrderNo is not a node's ID type"}, []string{"node"}},
 		{"nodes, one twice, one missing", `{ nodes(ids: ["` + ada + `", "usr_0000000000001", "` + ada + `"]) { id } }`,
 			`{"nodes":[{"id":"` + ada + `"},null,{"id":"` + ada + `"}]}`,
 			[]string{"could not resolve to a node"}, []string{"nodes.1"}},
-		{"nodes with bad IDs", `{ nodes(ids: ["` + ada + `", "cus_0e1kz8d3t2c00", "usr_!!!!!!!!!!!!!", "` + ord + `"]) { id } }`,
-			`{"nodes":[{"id":"` + ada + `"},null,null,{"id":"` + ord + `"}]}`,
+		{"nodes with bad IDs", `{ nodes(ids: ["` + ada + `", "cus_0e1kz8d3t2c00", "usr_!!!!!!!!!!!!!", "` + prd + `"]) { id } }`,
+			`{"nodes":[{"id":"` + ada + `"},null,null,{"id":"` + prd + `"}]}`,
 			[]string{"no registered ID type claims", "parse UserID"}, []string{"nodes.1", "nodes.2"}},
 	}
 	for _, c := range cases {
@@ -169,7 +176,7 @@ func TestNode(t *testing.T) {
 func TestColumnsStayIntegers(t *testing.T) {
 	s := newShop(t)
 	for _, c := range []struct{ table, column string }{
-		{"users", "id"}, {"orders", "id"}, {"orders", "user_id"},
+		{"users", "id"}, {"products", "id"}, {"orders", "user_id"},
 	} {
 		var typ string
 		if err := s.db.QueryRow(`SELECT type FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&typ); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/examples/ent/ent"
-	"github.com/idgen/idgen/examples/ent/ent/order"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
 )
@@ -47,14 +47,14 @@ func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, er
 	errs := make([]error, len(ids))
 	at := make(map[string][]int, len(ids)) // where each ID was asked for
 	var users []models.UserID
-	var orders []models.OrderID
+	var products []models.ProductID
 	for i, id := range ids {
 		_, v, err := resolve(id)
 		switch v := v.(type) {
 		case models.UserID:
 			users = append(users, v)
-		case models.OrderID:
-			orders = append(orders, v)
+		case models.ProductID:
+			products = append(products, v)
 		default:
 			errs[i] = err
 			continue
@@ -76,8 +76,8 @@ func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, er
 			}
 		}
 	}
-	if len(orders) > 0 {
-		q, err := r.client.Order.Query().Where(order.IDIn(orders...)).CollectFields(ctx, "Order", "Node")
+	if len(products) > 0 {
+		q, err := r.client.Product.Query().Where(product.IDIn(products...)).CollectFields(ctx, "Product", "Node")
 		if err != nil {
 			return nil, err
 		}
@@ -85,9 +85,9 @@ func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, er
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range rows {
-			for _, i := range at[o.ID.String()] {
-				nodes[i] = o
+		for _, p := range rows {
+			for _, i := range at[p.ID.String()] {
+				nodes[i] = p
 			}
 		}
 	}
@@ -106,8 +106,8 @@ func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, er
 // idgen's registry, with no parser tried on a guess, while the column stays a BIGINT: what
 // ent's pulid example does with text keys, at 8 bytes a key.
 var tables = map[reflect.Type]string{
-	reflect.TypeFor[models.UserID]():  user.Table,
-	reflect.TypeFor[models.OrderID](): order.Table,
+	reflect.TypeFor[models.UserID]():    user.Table,
+	reflect.TypeFor[models.ProductID](): product.Table,
 }
 
 // nodeType is the Noder's type resolver: the table of the ID's type.

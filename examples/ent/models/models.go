@@ -8,10 +8,10 @@ package models
 //idgen:snowflake prefix=usr
 type UserID int64
 
-// OrderID identifies an order: a BIGINT column, "ord_…" in JSON and GraphQL.
+// ProductID identifies a product: a BIGINT column, "prd_…" in JSON and GraphQL.
 //
-//idgen:snowflake prefix=ord
-type OrderID int64
+//idgen:snowflake prefix=prd
+type ProductID int64
 
 // OrderNo is the order number customers see.
 //

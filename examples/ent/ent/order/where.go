@@ -12,47 +12,47 @@ import (
 )
 
 // ID filters vertices based on their ID field.
-func ID(id models.OrderID) predicate.Order {
+func ID(id int64) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldID, id))
 }
 
 // IDEQ applies the EQ predicate on the ID field.
-func IDEQ(id models.OrderID) predicate.Order {
+func IDEQ(id int64) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldID, id))
 }
 
 // IDNEQ applies the NEQ predicate on the ID field.
-func IDNEQ(id models.OrderID) predicate.Order {
+func IDNEQ(id int64) predicate.Order {
 	return predicate.Order(sql.FieldNEQ(FieldID, id))
 }
 
 // IDIn applies the In predicate on the ID field.
-func IDIn(ids ...models.OrderID) predicate.Order {
+func IDIn(ids ...int64) predicate.Order {
 	return predicate.Order(sql.FieldIn(FieldID, ids...))
 }
 
 // IDNotIn applies the NotIn predicate on the ID field.
-func IDNotIn(ids ...models.OrderID) predicate.Order {
+func IDNotIn(ids ...int64) predicate.Order {
 	return predicate.Order(sql.FieldNotIn(FieldID, ids...))
 }
 
 // IDGT applies the GT predicate on the ID field.
-func IDGT(id models.OrderID) predicate.Order {
+func IDGT(id int64) predicate.Order {
 	return predicate.Order(sql.FieldGT(FieldID, id))
 }
 
 // IDGTE applies the GTE predicate on the ID field.
-func IDGTE(id models.OrderID) predicate.Order {
+func IDGTE(id int64) predicate.Order {
 	return predicate.Order(sql.FieldGTE(FieldID, id))
 }
 
 // IDLT applies the LT predicate on the ID field.
-func IDLT(id models.OrderID) predicate.Order {
+func IDLT(id int64) predicate.Order {
 	return predicate.Order(sql.FieldLT(FieldID, id))
 }
 
 // IDLTE applies the LTE predicate on the ID field.
-func IDLTE(id models.OrderID) predicate.Order {
+func IDLTE(id int64) predicate.Order {
 	return predicate.Order(sql.FieldLTE(FieldID, id))
 }
 

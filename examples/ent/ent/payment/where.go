@@ -60,7 +60,7 @@ func TxnNo(v models.TxnNo) predicate.Payment {
 }
 
 // OrderID applies equality check predicate on the "order_id" field. It's identical to OrderIDEQ.
-func OrderID(v models.OrderID) predicate.Payment {
+func OrderID(v int64) predicate.Payment {
 	return predicate.Payment(sql.FieldEQ(FieldOrderID, v))
 }
 
@@ -145,22 +145,22 @@ func TxnNoContainsFold(v models.TxnNo) predicate.Payment {
 }
 
 // OrderIDEQ applies the EQ predicate on the "order_id" field.
-func OrderIDEQ(v models.OrderID) predicate.Payment {
+func OrderIDEQ(v int64) predicate.Payment {
 	return predicate.Payment(sql.FieldEQ(FieldOrderID, v))
 }
 
 // OrderIDNEQ applies the NEQ predicate on the "order_id" field.
-func OrderIDNEQ(v models.OrderID) predicate.Payment {
+func OrderIDNEQ(v int64) predicate.Payment {
 	return predicate.Payment(sql.FieldNEQ(FieldOrderID, v))
 }
 
 // OrderIDIn applies the In predicate on the "order_id" field.
-func OrderIDIn(vs ...models.OrderID) predicate.Payment {
+func OrderIDIn(vs ...int64) predicate.Payment {
 	return predicate.Payment(sql.FieldIn(FieldOrderID, vs...))
 }
 
 // OrderIDNotIn applies the NotIn predicate on the "order_id" field.
-func OrderIDNotIn(vs ...models.OrderID) predicate.Payment {
+func OrderIDNotIn(vs ...int64) predicate.Payment {
 	return predicate.Payment(sql.FieldNotIn(FieldOrderID, vs...))
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/plainevent"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/schema"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 )
@@ -35,6 +36,8 @@ func init() {
 	order.Hooks[0] = orderMixinHooks0[0]
 	order.Hooks[1] = orderMixinHooks1[0]
 	order.Hooks[2] = orderMixinHooks2[0]
+	orderMixinFields0 := orderMixin[0].Fields()
+	_ = orderMixinFields0
 	orderMixinFields1 := orderMixin[1].Fields()
 	_ = orderMixinFields1
 	orderFields := schema.Order{}.Fields()
@@ -47,6 +50,10 @@ func init() {
 	orderDescRequestID := orderFields[0].Descriptor()
 	// order.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
 	order.RequestIDValidator = orderDescRequestID.Validators[0].(func(string) error)
+	// orderDescID is the schema descriptor for id field.
+	orderDescID := orderMixinFields0[0].Descriptor()
+	// order.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	order.IDValidator = orderDescID.Validators[0].(func(int64) error)
 	paymentMixin := schema.Payment{}.Mixin()
 	paymentMixinHooks0 := paymentMixin[0].Hooks()
 	paymentMixinHooks1 := paymentMixin[1].Hooks()
@@ -68,6 +75,11 @@ func init() {
 	plaineventDescID := plaineventFields[0].Descriptor()
 	// plainevent.DefaultID holds the default value on creation for the id field.
 	plainevent.DefaultID = plaineventDescID.Default.(func() int64)
+	productMixin := schema.Product{}.Mixin()
+	productMixinHooks0 := productMixin[0].Hooks()
+	productMixinHooks1 := productMixin[1].Hooks()
+	product.Hooks[0] = productMixinHooks0[0]
+	product.Hooks[1] = productMixinHooks1[0]
 	userMixin := schema.User{}.Mixin()
 	userMixinHooks0 := userMixin[0].Hooks()
 	userMixinHooks1 := userMixin[1].Hooks()

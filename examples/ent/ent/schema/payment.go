@@ -23,7 +23,7 @@ func (Payment) Mixin() []ent.Mixin {
 // Fields of the Payment: (order_id, attempt) identifies a charge attempt.
 func (Payment) Fields() []ent.Field {
 	return []ent.Field{
-		field.Int64("order_id").GoType(models.OrderID(0)),
+		field.Int64("order_id"),
 		field.Int("attempt"),
 		field.Int64("cents"),
 	}
