@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,7 +133,9 @@ func TestNode(t *testing.T) {
 			[]string{"parse UserID"}, []string{"node"}},
 		{"malformed, too short", `{ node(id: "usr_0e1kz") { id } }`, `{"node":null}`,
 			[]string{"no registered ID type claims"}, []string{"node"}},
-		{"a decimal ID", `{ node(id: "` + strings.TrimPrefix(s.ada.ID.String(), "usr_") + `") { id } }`, `{"node":null}`,
+		{"a decimal ID", `{ node(id: "` + strconv.FormatInt(int64(s.ada.ID), 10) + `") { id } }`, `{"node":null}`,
+			[]string{"no registered ID type claims"}, []string{"node"}},
+		{"no prefix", `{ node(id: "` + strings.TrimPrefix(ada, "usr_") + `") { id } }`, `{"node":null}`,
 			[]string{"no registered ID type claims"}, []string{"node"}},
 		{"well formed, no such user", `{ node(id: "usr_0000000000001") { id } }`, `{"node":null}`,
 			[]string{"could not resolve to a node"}, []string{"node"}},

@@ -41,11 +41,11 @@ func (r queryResolver) Node(ctx context.Context, id string) (ent.Noder, error) {
 // Nodes resolves nodes(ids:): each ID by its prefix, one query a table; an ID that does not
 // resolve is a null in the list and an error at its path. It does not call ent's Noders:
 // with IDs of mixed Go types, entgql's Noders finds each row's place by the text MarshalGQL
-// writes, which is JSON ("\"usr_…\""), so it finds none.
+// writes, which is JSON ("\"usr_…\""), so it finds none (github.com/ent/ent/issues/2985).
 func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, error) {
 	nodes := make([]ent.Noder, len(ids))
 	errs := make([]error, len(ids))
-	at := make(map[string][]int, len(ids)) // where each ID was asked for
+	at := make(map[string][]int, len(ids)) // where each ID was asked for, by its String
 	var users []models.UserID
 	var products []models.ProductID
 	for i, id := range ids {
@@ -59,7 +59,8 @@ func (r queryResolver) Nodes(ctx context.Context, ids []string) ([]ent.Noder, er
 			errs[i] = err
 			continue
 		}
-		at[id] = append(at[id], i)
+		key := fmt.Sprint(v)
+		at[key] = append(at[key], i)
 	}
 	if len(users) > 0 {
 		q, err := r.client.User.Query().Where(user.IDIn(users...)).CollectFields(ctx, "User", "Node")
