@@ -1,18 +1,25 @@
 // Command ent shows idgen with ent on an embedded SQLite database: mixins that give users,
-// orders and payments their IDs and numbers, and a retried create that returns the first
-// order instead of making a second.
+// orders and payments their IDs and numbers, a retried create that returns the first
+// order instead of making a second, and a GraphQL endpoint (entgql and gqlgen, package
+// graph) whose Relay node(id:) finds a user or a product by its ID's prefix while the ID
+// columns stay BIGINT.
 //
-//	go run ./examples/ent
+//	go run ./examples/ent                    # the walk-through
+//	go run ./examples/ent -addr localhost:8080 # then serve POST /query until interrupted
 package main
 
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -21,23 +28,37 @@ import (
 	"github.com/idgen/idgen"
 	"github.com/idgen/idgen/examples/ent/ent"
 	_ "github.com/idgen/idgen/examples/ent/ent/runtime" // the schema's hooks
+	"github.com/idgen/idgen/examples/ent/graph"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("ent example: ")
+	addr := flag.String("addr", "", "after the walk-through, serve GraphQL on this address at POST /query")
+	flag.Parse()
+	var serve func(http.Handler) error
+	if *addr != "" {
+		serve = func(h http.Handler) error {
+			mux := http.NewServeMux()
+			mux.Handle("POST /query", h)
+			log.Printf("GraphQL on http://%s/query", *addr)
+			return http.ListenAndServe(*addr, mux)
+		}
+	}
 	dir, err := os.MkdirTemp("", "idgen-ent-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := run(os.Stdout, filepath.Join(dir, "shop.db")); err != nil {
+	if err := run(os.Stdout, filepath.Join(dir, "shop.db"), serve); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(w io.Writer, path string) error {
+// run walks through the example, writing what happens to w, and then hands the GraphQL
+// handler to serve, unless serve is nil.
+func run(w io.Writer, path string, serve func(http.Handler) error) error {
 	ctx := context.Background()
 	gen, err := snowflake.New(snowflake.Classic(), 3, snowflake.Options{})
 	if err != nil {
@@ -91,5 +112,17 @@ func run(w io.Writer, path string) error {
 		return err
 	}
 	fmt.Fprintf(w, "payment %s (created %v), transaction %s\n", p.ID, created, p.TxnNo)
-	return nil
+
+	// A GraphQL client holds only the text "usr_…": the prefix tells the user's table.
+	h := graph.NewHandler(client)
+	query := `{"query": "{ node(id: \"` + u.ID.String() + `\") { id __typename ... on User { name } } }"}`
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/query", strings.NewReader(query))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	fmt.Fprintf(w, "node(id: %q): %s\n", u.ID, strings.TrimSpace(rec.Body.String()))
+	if serve == nil {
+		return nil
+	}
+	return serve(h)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/plainevent"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 )
 
@@ -81,6 +82,7 @@ func checkColumn(t, c string) error {
 			order.Table:      order.ValidColumn,
 			payment.Table:    payment.ValidColumn,
 			plainevent.Table: plainevent.ValidColumn,
+			product.Table:    product.ValidColumn,
 			user.Table:       user.ValidColumn,
 		})
 	})

@@ -1,11 +1,13 @@
 //go:build ignore
 
-// entc generates the example's ent code with the idgen extension.
+// entc generates the example's ent code with the idgen extension and entgql, which writes
+// the GraphQL schema (../graph/ent.graphql) and the Relay Noder that gqlgen's resolvers call.
 package main
 
 import (
 	"log"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
 
@@ -13,7 +15,14 @@ import (
 )
 
 func main() {
-	if err := entc.Generate("./schema", &gen.Config{}, entc.Extensions(entcext.New())); err != nil {
+	gql, err := entgql.NewExtension(
+		entgql.WithSchemaGenerator(),
+		entgql.WithSchemaPath("../graph/ent.graphql"),
+	)
+	if err != nil {
+		log.Fatalf("creating the entgql extension: %v", err)
+	}
+	if err := entc.Generate("./schema", &gen.Config{}, entc.Extensions(entcext.New(), gql)); err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}
 }

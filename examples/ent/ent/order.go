@@ -44,6 +44,10 @@ type OrderEdges struct {
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [2]bool
+	// totalCount holds the count of the edges above.
+	totalCount [1]map[string]int
+
+	namedPayments map[string][]*Payment
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -197,6 +201,30 @@ func (_m *Order) String() string {
 	builder.WriteString(_m.DueAt.Format(time.ANSIC))
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedPayments returns the Payments named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Order) NamedPayments(name string) ([]*Payment, error) {
+	if _m.Edges.namedPayments == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedPayments[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Order) appendNamedPayments(name string, edges ...*Payment) {
+	if _m.Edges.namedPayments == nil {
+		_m.Edges.namedPayments = make(map[string][]*Payment)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedPayments[name] = []*Payment{}
+	} else {
+		_m.Edges.namedPayments[name] = append(_m.Edges.namedPayments[name], edges...)
+	}
 }
 
 // Orders is a parsable slice of Order.

@@ -15,6 +15,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
+
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 )

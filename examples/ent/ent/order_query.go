@@ -23,13 +23,15 @@ import (
 // OrderQuery is the builder for querying Order entities.
 type OrderQuery struct {
 	config
-	ctx          *QueryContext
-	order        []order.OrderOption
-	inters       []Interceptor
-	predicates   []predicate.Order
-	withUser     *UserQuery
-	withPayments *PaymentQuery
-	modifiers    []func(*sql.Selector)
+	ctx               *QueryContext
+	order             []order.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.Order
+	withUser          *UserQuery
+	withPayments      *PaymentQuery
+	loadTotal         []func(context.Context, []*Order) error
+	modifiers         []func(*sql.Selector)
+	withNamedPayments map[string]*PaymentQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -449,6 +451,18 @@ func (_q *OrderQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Order,
 			return nil, err
 		}
 	}
+	for name, query := range _q.withNamedPayments {
+		if err := _q.loadPayments(ctx, query, nodes,
+			func(n *Order) { n.appendNamedPayments(name) },
+			func(n *Order, e *Payment) { n.appendNamedPayments(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -628,6 +642,20 @@ func (_q *OrderQuery) ForShare(opts ...sql.LockOption) *OrderQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
+	return _q
+}
+
+// WithNamedPayments tells the query-builder to eager-load the nodes that are connected to the "payments"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *OrderQuery) WithNamedPayments(name string, opts ...func(*PaymentQuery)) *OrderQuery {
+	query := (&PaymentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedPayments == nil {
+		_q.withNamedPayments = make(map[string]*PaymentQuery)
+	}
+	_q.withNamedPayments[name] = query
 	return _q
 }
 

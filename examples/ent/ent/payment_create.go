@@ -14,6 +14,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/models"
+
 	"github.com/idgen/idgen/plugins/idgent"
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 )

@@ -26,6 +26,7 @@ type PaymentQuery struct {
 	inters     []Interceptor
 	predicates []predicate.Payment
 	withOrder  *OrderQuery
+	loadTotal  []func(context.Context, []*Payment) error
 	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -401,6 +402,11 @@ func (_q *PaymentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Paym
 	if query := _q.withOrder; query != nil {
 		if err := _q.loadOrder(ctx, query, nodes, nil,
 			func(n *Payment, e *Order) { n.Edges.Order = e }); err != nil {
+			return nil, err
+		}
+	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
 			return nil, err
 		}
 	}

@@ -23,6 +23,7 @@ type PlainEventQuery struct {
 	order      []plainevent.OrderOption
 	inters     []Interceptor
 	predicates []predicate.PlainEvent
+	loadTotal  []func(context.Context, []*PlainEvent) error
 	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -356,6 +357,11 @@ func (_q *PlainEventQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*P
 	}
 	if len(nodes) == 0 {
 		return nodes, nil
+	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
+			return nil, err
+		}
 	}
 	return nodes, nil
 }

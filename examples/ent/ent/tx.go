@@ -22,6 +22,8 @@ type Tx struct {
 	Payment *PaymentClient
 	// PlainEvent is the client for interacting with the PlainEvent builders.
 	PlainEvent *PlainEventClient
+	// Product is the client for interacting with the Product builders.
+	Product *ProductClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 
@@ -159,6 +161,7 @@ func (tx *Tx) init() {
 	tx.Order = NewOrderClient(tx.config)
 	tx.Payment = NewPaymentClient(tx.config)
 	tx.PlainEvent = NewPlainEventClient(tx.config)
+	tx.Product = NewProductClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 }
 

@@ -34,6 +34,8 @@ type UserEdges struct {
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
 	loadedTypes [1]bool
+
+	namedOrders map[string][]*Order
 }
 
 // OrdersOrErr returns the Orders value or an error if the edge
@@ -135,6 +137,30 @@ func (_m *User) String() string {
 	builder.WriteString(_m.Name)
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedOrders returns the Orders named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *User) NamedOrders(name string) ([]*Order, error) {
+	if _m.Edges.namedOrders == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedOrders[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *User) appendNamedOrders(name string, edges ...*Order) {
+	if _m.Edges.namedOrders == nil {
+		_m.Edges.namedOrders = make(map[string][]*Order)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedOrders[name] = []*Order{}
+	} else {
+		_m.Edges.namedOrders[name] = append(_m.Edges.namedOrders[name], edges...)
+	}
 }
 
 // Users is a parsable slice of User.

@@ -13,6 +13,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 	"github.com/idgen/idgen/examples/ent/models"
+
 	"github.com/idgen/idgen/plugins/idgent/idgentimpl"
 )
 

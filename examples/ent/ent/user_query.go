@@ -22,12 +22,14 @@ import (
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx        *QueryContext
-	order      []user.OrderOption
-	inters     []Interceptor
-	predicates []predicate.User
-	withOrders *OrderQuery
-	modifiers  []func(*sql.Selector)
+	ctx             *QueryContext
+	order           []user.OrderOption
+	inters          []Interceptor
+	predicates      []predicate.User
+	withOrders      *OrderQuery
+	loadTotal       []func(context.Context, []*User) error
+	modifiers       []func(*sql.Selector)
+	withNamedOrders map[string]*OrderQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -406,6 +408,18 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			return nil, err
 		}
 	}
+	for name, query := range _q.withNamedOrders {
+		if err := _q.loadOrders(ctx, query, nodes,
+			func(n *User) { n.appendNamedOrders(name) },
+			func(n *User, e *Order) { n.appendNamedOrders(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for i := range _q.loadTotal {
+		if err := _q.loadTotal[i](ctx, nodes); err != nil {
+			return nil, err
+		}
+	}
 	return nodes, nil
 }
 
@@ -553,6 +567,20 @@ func (_q *UserQuery) ForShare(opts ...sql.LockOption) *UserQuery {
 	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
 		s.ForShare(opts...)
 	})
+	return _q
+}
+
+// WithNamedOrders tells the query-builder to eager-load the nodes that are connected to the "orders"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNamedOrders(name string, opts ...func(*OrderQuery)) *UserQuery {
+	query := (&OrderClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedOrders == nil {
+		_q.withNamedOrders = make(map[string]*OrderQuery)
+	}
+	_q.withNamedOrders[name] = query
 	return _q
 }
 

@@ -8,6 +8,11 @@ package models
 //idgen:snowflake prefix=usr
 type UserID int64
 
+// ProductID identifies a product: a BIGINT column, "prd_…" in JSON and GraphQL.
+//
+//idgen:snowflake prefix=prd
+type ProductID int64
+
 // OrderNo is the order number customers see.
 //
 //idgen:number prefix=ORD time=20060102150405 zone=Asia/Shanghai check=true

@@ -221,6 +221,211 @@ func (id *UserID) UnmarshalGQL(v any) error {
 	return nil
 }
 
+// NewProductID returns a new ProductID from the default source set with idgen.SetDefault.
+func NewProductID() (ProductID, error) {
+	return NewProductIDFrom(context.Background(), nil)
+}
+
+// NewProductIDFrom returns a new ProductID from src, or from the default source when src is nil.
+func NewProductIDFrom(ctx context.Context, src idgen.Source) (ProductID, error) {
+	v, err := idgen.NextSnowflake(ctx, src, snowflake.Classic())
+	if err != nil {
+		return 0, err
+	}
+	return ProductID(v), nil
+}
+
+// Generate sets the ID to a new one from src, or from the default source when src is nil.
+func (id *ProductID) Generate(ctx context.Context, src idgen.Source) error {
+	v, err := NewProductIDFrom(ctx, src)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}
+
+// ParseProductID parses the text form of a ProductID: "prd_" and 13 lowercase base32 characters,
+// which sort like the numbers.
+func ParseProductID(s string) (ProductID, error) {
+	v, err := parseProductID(s)
+	return ProductID(v), err
+}
+
+func parseProductID(s string) (int64, error) {
+	return codec.ParsePrefixed("ProductID", "prd", s)
+}
+
+// AppendText implements encoding.TextAppender: "prd_" and 13 lowercase base32 characters, which
+// sort like the numbers. A negative ProductID, which no
+// reader accepts, is an error matching codec.ErrInvalid.
+func (id ProductID) AppendText(b []byte) ([]byte, error) {
+	if id < 0 {
+		return b, codec.InvalidInt64("ProductID", int64(id))
+	}
+	return codec.AppendPrefixed(b, "prd", int64(id)), nil
+}
+
+// String returns the text form, as AppendText writes it. It does not fail: for a value no
+// reader accepts it returns the Go form, as in ProductID(-1), which no reader accepts either.
+func (id ProductID) String() string {
+	b, err := id.AppendText(make([]byte, 0, 17))
+	if err != nil {
+		return "ProductID(" + strconv.FormatInt(int64(id), 10) + ")"
+	}
+	return string(b)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (id ProductID) MarshalText() ([]byte, error) {
+	return id.AppendText(nil)
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler. Empty text is the zero ProductID.
+func (id *ProductID) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*id = 0
+		return nil
+	}
+	v, err := parseProductID(string(b))
+	if err != nil {
+		return err
+	}
+	*id = ProductID(v)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler: a JSON string holding the text form, as String writes it.
+func (id ProductID) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 1, 19)
+	b[0] = '"'
+	b, err := id.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It accepts a JSON string holding the text
+// form, as encoding/json passes it, and no JSON numbers (a prefixed ID is text); null
+// leaves the ID alone.
+// An empty JSON string is the zero ID, as empty text is.
+func (id *ProductID) UnmarshalJSON(b []byte) error {
+	if string(b) == "\"\"" {
+		*id = 0
+		return nil
+	}
+	v, null, err := codec.UnmarshalJSONInt64("ProductID", b, false, parseProductID)
+	if err != nil {
+		return err
+	}
+	if null {
+		return nil
+	}
+	*id = ProductID(v)
+	return nil
+}
+
+// Scan implements sql.Scanner: a BIGINT, or text in decimal or as String writes it.
+// NULL and empty text scan as the zero ProductID. A *ProductID (what ent's bulk creates pass back)
+// is copied.
+func (id *ProductID) Scan(src any) error {
+	if p, ok := src.(*ProductID); ok && p != nil {
+		*id = *p
+		return nil
+	}
+	if codec.EmptyText(src) {
+		*id = 0
+		return nil
+	}
+	v, _, err := codec.ScanInt64("ProductID", src, parseProductID)
+	if err != nil {
+		return err
+	}
+	*id = ProductID(v)
+	return nil
+}
+
+// Value implements driver.Valuer: the ID as a BIGINT. A negative ID, which Scan refuses, is
+// an error matching codec.ErrInvalid.
+func (id ProductID) Value() (driver.Value, error) {
+	if id < 0 {
+		return nil, codec.InvalidInt64("ProductID", int64(id))
+	}
+	return int64(id), nil
+}
+
+// GormDataType tells GORM the column type: a plain BIGINT, never an auto-increment
+// column, even as the primary key.
+func (ProductID) GormDataType() string {
+	return "bigint"
+}
+
+// IsZero reports whether the ID is unset.
+func (id ProductID) IsZero() bool {
+	return id == 0
+}
+
+// Time returns the start of the tick the ID was issued in, under the classic layout; the
+// zero time for the zero ID. An ID from a counter source (a runtime/segment Allocator,
+// idgen.Timeless) carries no time, and its Time and Parts mean nothing.
+func (id ProductID) Time() time.Time {
+	if id == 0 {
+		return time.Time{}
+	}
+	t, _ := snowflake.Classic().Time(snowflake.ID(id))
+	return t
+}
+
+// Parts decodes the ID into its tick, worker and sequence under the classic layout.
+func (id ProductID) Parts() (snowflake.Parts, error) {
+	return snowflake.Classic().Decode(snowflake.ID(id))
+}
+
+// Prefix returns "prd", what the text of every ProductID starts with.
+func (ProductID) Prefix() string {
+	return "prd"
+}
+
+// Kind returns KindSnowflake, the kind of ID ProductID is.
+func (ProductID) Kind() idgen.Kind {
+	return idgen.KindSnowflake
+}
+
+// UnmarshalParam reads a path, query or form parameter for gin's and echo's binders, as
+// UnmarshalText does: empty text is the zero ProductID (an optional parameter left unset).
+func (id *ProductID) UnmarshalParam(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// Bind reads a parameter for oapi-codegen's runtime, as UnmarshalText does: empty text is
+// the zero ProductID.
+func (id *ProductID) Bind(s string) error {
+	return id.UnmarshalText([]byte(s))
+}
+
+// MarshalGQL implements gqlgen's graphql.Marshaler: a JSON string, as MarshalJSON writes it.
+// It cannot return an error: an ID MarshalJSON refuses is written as null, which gqlgen
+// reports for a non-null field.
+func (id ProductID) MarshalGQL(w io.Writer) {
+	b, err := id.MarshalJSON()
+	if err != nil {
+		b = []byte("null")
+	}
+	_, _ = w.Write(b)
+}
+
+// UnmarshalGQL implements gqlgen's graphql.Unmarshaler: a string holding the text form.
+// Empty text and null are the zero ID; a GraphQL integer is refused (a prefixed ID is text).
+func (id *ProductID) UnmarshalGQL(v any) error {
+	x, _, err := codec.GQLInt64("ProductID", v, false, parseProductID)
+	if err != nil {
+		return err
+	}
+	*id = ProductID(x)
+	return nil
+}
+
 // orderNoFormat is the format of every OrderNo: prefix "ORD", time "20060102150405" in
 // Asia/Shanghai (UTC+08:00), layout classic, Luhn check digit.
 var orderNoFormat = number.MustCompile(number.Spec{
@@ -857,6 +1062,15 @@ func init() {
 		Zero:    UserID(0),
 	})
 	idgen.Register(idgen.Type{
+		Kind: idgen.KindSnowflake,
+		Parse: func(s string) (any, error) {
+			return ParseProductID(s)
+		},
+		Prefix:  "prd",
+		Storage: idgen.StorageInt8,
+		Zero:    ProductID(0),
+	})
+	idgen.Register(idgen.Type{
 		Kind: idgen.KindNumber,
 		Parse: func(s string) (any, error) {
 			return ParseOrderNo(s)
@@ -891,6 +1105,7 @@ const _ = idgen.GeneratedCodeV1
 
 var (
 	_ idgen.Generated = (*UserID)(nil)
+	_ idgen.Generated = (*ProductID)(nil)
 	_ idgen.Generated = (*OrderNo)(nil)
 	_ idgen.Generated = (*PaymentID)(nil)
 	_ idgen.Generated = (*TxnNo)(nil)

@@ -82,6 +82,18 @@ var (
 		Columns:    PlainEventsColumns,
 		PrimaryKey: []*schema.Column{PlainEventsColumns[0]},
 	}
+	// ProductsColumns holds the columns for the "products" table.
+	ProductsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "name", Type: field.TypeString},
+		{Name: "cents", Type: field.TypeInt64},
+	}
+	// ProductsTable holds the schema information for the "products" table.
+	ProductsTable = &schema.Table{
+		Name:       "products",
+		Columns:    ProductsColumns,
+		PrimaryKey: []*schema.Column{ProductsColumns[0]},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -100,6 +112,7 @@ var (
 		OrdersTable,
 		PaymentsTable,
 		PlainEventsTable,
+		ProductsTable,
 		UsersTable,
 	}
 )

@@ -18,5 +18,8 @@ type Payment func(*sql.Selector)
 // PlainEvent is the predicate function for plainevent builders.
 type PlainEvent func(*sql.Selector)
 
+// Product is the predicate function for product builders.
+type Product func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)

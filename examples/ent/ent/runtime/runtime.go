@@ -7,6 +7,7 @@ import (
 	"github.com/idgen/idgen/examples/ent/ent/order"
 	"github.com/idgen/idgen/examples/ent/ent/payment"
 	"github.com/idgen/idgen/examples/ent/ent/plainevent"
+	"github.com/idgen/idgen/examples/ent/ent/product"
 	"github.com/idgen/idgen/examples/ent/ent/schema"
 	"github.com/idgen/idgen/examples/ent/ent/user"
 )
@@ -74,6 +75,11 @@ func init() {
 	plaineventDescID := plaineventFields[0].Descriptor()
 	// plainevent.DefaultID holds the default value on creation for the id field.
 	plainevent.DefaultID = plaineventDescID.Default.(func() int64)
+	productMixin := schema.Product{}.Mixin()
+	productMixinHooks0 := productMixin[0].Hooks()
+	productMixinHooks1 := productMixin[1].Hooks()
+	product.Hooks[0] = productMixinHooks0[0]
+	product.Hooks[1] = productMixinHooks1[0]
 	userMixin := schema.User{}.Mixin()
 	userMixinHooks0 := userMixin[0].Hooks()
 	userMixinHooks1 := userMixin[1].Hooks()

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"context"
+	"entgo.io/contrib/entgql"
 
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 
 	"github.com/idgen/idgen"
@@ -17,11 +19,17 @@ type Event struct{ ent.Schema }
 // Mixin of the Event.
 func (Event) Mixin() []ent.Mixin { return []ent.Mixin{idgent.ID(nil), idgent.DuplicatesMixin{}} }
 
+// Annotations keep events out of the GraphQL schema.
+func (Event) Annotations() []schema.Annotation { return []schema.Annotation{entgql.Skip()} }
+
 // Fields of the Event.
 func (Event) Fields() []ent.Field { return []ent.Field{field.String("name")} }
 
 // PlainEvent has its ID from a plain DefaultFunc: the baseline for Event.
 type PlainEvent struct{ ent.Schema }
+
+// Annotations keep plain events out of the GraphQL schema.
+func (PlainEvent) Annotations() []schema.Annotation { return []schema.Annotation{entgql.Skip()} }
 
 // Fields of the PlainEvent.
 func (PlainEvent) Fields() []ent.Field {

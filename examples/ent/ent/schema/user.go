@@ -1,7 +1,8 @@
-// Package schema holds the ent schemas of the example: users, their orders, and payments.
+// Package schema holds the ent schemas of the example: users, their orders, payments, and products.
 package schema
 
 import (
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -28,5 +29,6 @@ func (User) Fields() []ent.Field {
 
 // Edges of the User.
 func (User) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("orders", Order.Type)}
+	// Orders are not in the GraphQL schema.
+	return []ent.Edge{edge.To("orders", Order.Type).Annotations(entgql.Skip())}
 }
