@@ -60,6 +60,17 @@ var unpublished = []string{"examples", "golden", "bench", "integration", "proto"
 // versions every other module builds with.
 var outsideWork = []string{"proto", "integration/sqlc/tool"}
 
+// workPins are third-party replacements go.work carries for the workspace alone. The
+// examples module needs entgo.io/contrib v0.7.0, which requires the google.golang.org/genproto
+// of 2022, from before googleapis/rpc and googleapis/api became modules of their own;
+// beside the server's grpc and etcd, which import those, the workspace's one build list
+// then finds each of their packages in two modules (an ambiguous import). Each module on
+// its own (GOWORK=off, as users build) has no such pair, and tidy drops a requirement
+// that only settles it, so the pin lives here.
+var workPins = []string{
+	"google.golang.org/genproto v0.0.0-20221118155620-16455021b5e6 => google.golang.org/genproto v0.0.0-20261110000943-09e21b237f2c",
+}
+
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("releasetool: ")
@@ -251,6 +262,9 @@ func writeWork(root string, mods []Module) error {
 		if m.Published {
 			fmt.Fprintf(&b, "\t%s %s => %s\n", m.Path, v, dirArg(m.Dir))
 		}
+	}
+	for _, p := range workPins {
+		fmt.Fprintf(&b, "\t%s\n", p)
 	}
 	b.WriteString(")\n")
 	return os.WriteFile(filepath.Join(root, "go.work"), []byte(b.String()), 0o644)
