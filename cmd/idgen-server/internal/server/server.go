@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -457,9 +456,8 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(impl, opts...)
 	mux.Handle(path, h)
-	checker := &healthChecker{s: s}
-	mux.Handle(grpchealth.NewHandler(checker))
-	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, grpchealth.HealthV1ServiceName)
+	mux.Handle(s.healthHandler())
+	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
 	mux.HandleFunc("GET /healthz", s.healthz)
@@ -632,20 +630,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write([]byte("ready\n"))
-}
-
-// healthChecker answers grpc.health.v1 as /readyz does, for the whole server ("") and
-// for the IDService.
-type healthChecker struct{ s *Server }
-
-func (h *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
-	if req.Service != "" && req.Service != idgenv1connect.IDServiceName {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %q", req.Service))
-	}
-	if ok, _ := h.s.Ready(); !ok {
-		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
-	}
-	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 }
 
 // Status reports this server: the lease, readiness and the tags g grants (every tag for
