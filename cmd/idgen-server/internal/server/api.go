@@ -105,6 +105,9 @@ func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFits(t, int(req.Msg.Count)); err != nil {
+		return nil, err
+	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
 	ids, texts, err := t.list(cctx, int(req.Msg.Count))
