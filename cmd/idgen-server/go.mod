@@ -34,6 +34,7 @@ require (
 )
 
 require (
+	connectrpc.com/cors v0.1.0
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -468,17 +468,21 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// Handler returns the Server's root handler: Mux behind the request size limit.
+// Handler returns the Server's root handler: Mux behind the request size limit, with
+// gRPC-Web's text mode and CORS.
 func (s *Server) Handler() http.Handler {
 	limit := int64(s.cfg.Limits.MaxRequestBytes)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > limit {
+	return s.withCORS(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The API's calls are answered by connect-go, which refuses a body over the
+		// limit in each protocol's own form (RESOURCE_EXHAUSTED); only other paths get a
+		// bare 413 from the declared length.
+		if r.ContentLength > limit && !apiPath(r.URL.Path) {
 			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		s.mux.ServeHTTP(w, r)
-	})
+	})))
 }
 
 // TLSConfig returns the TLS configuration of cfg, nil without TLS.
