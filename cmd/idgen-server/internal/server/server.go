@@ -297,11 +297,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	}
 	cancel()
 	// Each segment tag reserves its first block now, so that readiness reflects its
-	// store and the first call does not wait. The ID taken is dropped: a gap.
+	// store and the first call does not wait. No ID is taken: a fresh tag starts at 1.
 	for _, t := range s.tagList() {
 		if t.alloc != nil {
 			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
-			if _, err := t.alloc.NextInt64(wctx); err != nil {
+			if err := t.alloc.Fill(wctx); err != nil {
 				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
 			}
 			cancel()
