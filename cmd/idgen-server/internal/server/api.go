@@ -196,10 +196,7 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
 			return
 		}
-		name := r.PathValue("tag")
-		if _, known := s.tagNamed(name); !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
-			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
-		}
+		name := s.leafTag(g, kind, r.PathValue("tag"))
 		t, err := s.lookup(g, name)
 		if err != nil {
 			var ce *connect.Error
