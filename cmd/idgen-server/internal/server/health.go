@@ -71,6 +71,9 @@ func (s *Server) healthWatch(ctx context.Context, req *connect.Request[healthpb.
 			return nil
 		case <-tick.C:
 		}
+		// draining is read first: once it is true, Ready is false, so the status read
+		// after it is NOT_SERVING and is sent before the stream ends.
+		draining := s.draining.Load()
 		st := s.healthStatus(service)
 		if st != last {
 			if err := stream.Send(&healthpb.HealthCheckResponse{Status: st}); err != nil {
@@ -78,7 +81,7 @@ func (s *Server) healthWatch(ctx context.Context, req *connect.Request[healthpb.
 			}
 			last = st
 		}
-		if s.draining.Load() {
+		if draining {
 			return nil
 		}
 	}
