@@ -61,10 +61,10 @@ func (t *tag) maxList() int {
 // checkFits refuses a List of n IDs of t whose answer could exceed MaxAnswerBytes,
 // before any is drawn.
 func checkFits(t *tag, n int) error {
-	if max := t.maxList(); n > max {
+	if most := t.maxList(); n > most {
 		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf(
 			"count %d: an answer of tag %q could take %d bytes, more than the %d gRPC clients receive by default; ask for at most %d a call",
-			n, t.name, listOverhead+n*t.answerBytesPerID(), MaxAnswerBytes, max))
+			n, t.name, listOverhead+n*t.answerBytesPerID(), MaxAnswerBytes, most))
 	}
 	return nil
 }
