@@ -16,7 +16,7 @@ require (
 )
 
 require (
-	connectrpc.com/grpchealth v1.5.0 // indirect
+	connectrpc.com/cors v0.1.0 // indirect
 	connectrpc.com/grpcreflect v1.3.1 // indirect
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

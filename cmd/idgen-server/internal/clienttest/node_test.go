@@ -32,7 +32,8 @@ func needNode(t *testing.T) string {
 
 // TestNode runs the Node.js client test (testdata/node/idgen.test.mjs, node:test on
 // @connectrpc/connect-node with bindings generated from the same proto) against a
-// running server: IDs and a business number are strings, unique and increasing per tag.
+// running server: IDs and a business number are strings, unique and increasing per tag,
+// and a List of a long-prefixed number tag fits gRPC's default 4 MiB receive limit.
 func TestNode(t *testing.T) {
 	node := needNode(t)
 	s := testserver.Start(t, "stores:\n"+testserver.SQLite(t, "local")+`
@@ -44,12 +45,13 @@ tags:
   - {name: id, kind: snowflake}
   - {name: order, kind: segment, store: local}
   - {name: ord, kind: number, prefix: ORD, check: true}
+  - {name: inv, kind: number, prefix: INVOICE-ABCDEFGH, check: true}
 `)
 	testserver.WaitReady(t, s.URL)
 	cmd := exec.Command(node, "--test", "--test-reporter=spec", "idgen.test.mjs")
 	cmd.Dir = nodeDir
 	cmd.Env = append(os.Environ(), "IDGEN_URL="+s.URL, "IDGEN_TOKEN="+token,
-		"IDGEN_SNOWFLAKE_TAG=id", "IDGEN_SEGMENT_TAG=order", "IDGEN_NUMBER_TAG=ord", "IDGEN_NUMBER_PREFIX=ORD")
+		"IDGEN_SNOWFLAKE_TAG=id", "IDGEN_SEGMENT_TAG=order", "IDGEN_NUMBER_TAG=ord", "IDGEN_NUMBER_PREFIX=ORD", "IDGEN_LONG_TAG=inv")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)

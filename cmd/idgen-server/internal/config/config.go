@@ -106,6 +106,8 @@ type Config struct {
 	TagStore string `yaml:"tag_store"`
 	// Console configures the web console at "/".
 	Console Console `yaml:"console"`
+	// CORS lets pages on other origins call the API; off when empty.
+	CORS CORS `yaml:"cors"`
 
 	// Source names where the configuration came from: a file name or "default".
 	Source string `yaml:"-"`
@@ -372,6 +374,9 @@ var tagNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 // check fills defaults and validates c, returning an *Error naming the field.
 func (c *Config) check() error {
+	if err := c.CORS.check(); err != nil {
+		return err
+	}
 	if c.Listen == "" {
 		return fieldErr("listen", "empty: want host:port")
 	}

@@ -26,6 +26,7 @@ type Options struct {
 // overrides holds the flags that override fields of the file.
 type overrides struct {
 	listen, advertise, token, tokenFile, tlsCert, tlsKey, tlsClientCA, logLevel string
+	corsOrigins                                                                 string
 	insecure, console                                                           bool
 	maxCount                                                                    int
 	drain                                                                       time.Duration
@@ -59,6 +60,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	fs.IntVar(&ov.maxCount, "max-count", 0, "cap on the count of List and Range calls")
 	fs.DurationVar(&ov.drain, "drain", 0, "how long in-flight calls get at shutdown")
 	fs.BoolVar(&ov.console, "console", true, "serve the web console at / (overrides console.enabled)")
+	fs.StringVar(&ov.corsOrigins, "cors-origins", "", "`origins` (comma-separated, or *) whose pages may call the API from a browser (overrides cors.allowed_origins)")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "usage: idgen-server [flags]\n\nServes IDs over gRPC, gRPC-Web, Connect and Leaf's HTTP paths on one port.\nEvery flag can also be set by its environment variable, IDGEN_ and the flag's name\nin capitals with '_' for '-' (IDGEN_LISTEN, IDGEN_TOKEN); flags win.\n\n")
 		fs.PrintDefaults()
@@ -144,6 +146,9 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 		if set["console"] {
 			c.Console.Enabled = &ov.console
 		}
+		if set["cors-origins"] {
+			c.CORS.AllowedOrigins = splitOrigins(ov.corsOrigins)
+		}
 	}, origin)
 	return c, o, err
 }
@@ -153,5 +158,5 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 var fieldFlags = map[string]string{
 	"listen": "listen", "advertise": "advertise", "tls.cert": "tls-cert", "tls.key": "tls-key",
 	"tls.client_ca": "tls-client-ca", "log.level": "log-level", "limits.max_count": "max-count",
-	"drain": "drain",
+	"drain": "drain", "cors.allowed_origins": "cors-origins",
 }

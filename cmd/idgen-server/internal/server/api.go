@@ -105,6 +105,9 @@ func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFits(t, int(req.Msg.Count)); err != nil {
+		return nil, err
+	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
 	ids, texts, err := t.list(cctx, int(req.Msg.Count))
@@ -193,10 +196,7 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
 			return
 		}
-		name := r.PathValue("tag")
-		if _, known := s.tagNamed(name); !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
-			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
-		}
+		name := s.leafTag(g, kind, r.PathValue("tag"))
 		t, err := s.lookup(g, name)
 		if err != nil {
 			var ce *connect.Error

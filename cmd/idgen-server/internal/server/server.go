@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -298,11 +297,11 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	}
 	cancel()
 	// Each segment tag reserves its first block now, so that readiness reflects its
-	// store and the first call does not wait. The ID taken is dropped: a gap.
+	// store and the first call does not wait. No ID is taken: a fresh tag starts at 1.
 	for _, t := range s.tagList() {
 		if t.alloc != nil {
 			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
-			if _, err := t.alloc.NextInt64(wctx); err != nil {
+			if err := t.alloc.Fill(wctx); err != nil {
 				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
 			}
 			cancel()
@@ -457,9 +456,8 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(impl, opts...)
 	mux.Handle(path, h)
-	checker := &healthChecker{s: s}
-	mux.Handle(grpchealth.NewHandler(checker))
-	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, grpchealth.HealthV1ServiceName)
+	mux.Handle(s.healthHandler())
+	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
 	mux.HandleFunc("GET /healthz", s.healthz)
@@ -470,17 +468,21 @@ func (s *Server) routes() *http.ServeMux {
 	return mux
 }
 
-// Handler returns the Server's root handler: Mux behind the request size limit.
+// Handler returns the Server's root handler: Mux behind the request size limit, with
+// gRPC-Web's text mode and CORS.
 func (s *Server) Handler() http.Handler {
 	limit := int64(s.cfg.Limits.MaxRequestBytes)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > limit {
+	return s.withCORS(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The API's calls are answered by connect-go, which refuses a body over the
+		// limit in each protocol's own form (RESOURCE_EXHAUSTED); only other paths get a
+		// bare 413 from the declared length.
+		if r.ContentLength > limit && !apiPath(r.URL.Path) {
 			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		s.mux.ServeHTTP(w, r)
-	})
+	})))
 }
 
 // TLSConfig returns the TLS configuration of cfg, nil without TLS.
@@ -632,20 +634,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write([]byte("ready\n"))
-}
-
-// healthChecker answers grpc.health.v1 as /readyz does, for the whole server ("") and
-// for the IDService.
-type healthChecker struct{ s *Server }
-
-func (h *healthChecker) Check(_ context.Context, req *grpchealth.CheckRequest) (*grpchealth.CheckResponse, error) {
-	if req.Service != "" && req.Service != idgenv1connect.IDServiceName {
-		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %q", req.Service))
-	}
-	if ok, _ := h.s.Ready(); !ok {
-		return &grpchealth.CheckResponse{Status: grpchealth.StatusNotServing}, nil
-	}
-	return &grpchealth.CheckResponse{Status: grpchealth.StatusServing}, nil
 }
 
 // Status reports this server: the lease, readiness and the tags g grants (every tag for

@@ -3,7 +3,10 @@
 // IDGEN_SEGMENT_TAG and IDGEN_NUMBER_TAG (prefix IDGEN_NUMBER_PREFIX).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createClient, ConnectError, Code } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { connect } from "./client.js";
+import { IDService } from "./gen/idgen/v1/idgen_pb.js";
 
 const url = process.env.IDGEN_URL;
 const token = process.env.IDGEN_TOKEN ?? "";
@@ -79,4 +82,24 @@ test("business numbers are strings, unique and increasing", async () => {
 test("a wrong token is refused", async () => {
   const { call } = connect([url], "not-the-token-0123456789");
   await assert.rejects(call("next", { tag: tags.snowflake }), /unauthenticated|invalid bearer token/i);
+});
+
+// IDGEN_LONG_TAG names a number tag with the longest prefix: a List of the default cap
+// (100,000) of it would not fit gRPC's 4 MiB default, so the server refuses it before
+// drawing any ID and names the count that fits, which then arrives whole through a gRPC
+// transport held to that limit (grpc-js's default; connect-node has none of its own).
+const longTag = process.env.IDGEN_LONG_TAG;
+test("a List fits gRPC's default 4 MiB receive limit", { skip: !longTag && "IDGEN_LONG_TAG not set" }, async () => {
+  const grpc = createClient(IDService, createGrpcTransport({ baseUrl: url, readMaxBytes: 4 << 20 }));
+  const opts = { headers: token ? { Authorization: `Bearer ${token}` } : {}, timeoutMs: 30000 };
+  let n = 100000;
+  const err = await grpc.list({ tag: longTag, count: n }, opts).then(() => null, (e) => ConnectError.from(e));
+  assert.ok(err, `a List of ${n} was answered`);
+  assert.equal(err.code, Code.InvalidArgument, err.message);
+  const m = /ask for at most (\d+) a call/.exec(err.rawMessage);
+  assert.ok(m, err.rawMessage);
+  n = Number(m[1]);
+  const r = await grpc.list({ tag: longTag, count: n }, opts);
+  assert.equal(r.texts.length, n);
+  assert.equal(new Set(r.texts).size, n);
 });
