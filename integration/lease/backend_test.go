@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/snowflake"
 )
 
 // TestBackend runs the contract every Backend keeps against each store.
@@ -21,6 +22,19 @@ func TestBackend(t *testing.T) {
 			t.Run("contract", func(t *testing.T) { testContract(t, openT(t, tg, "contract")) })
 			t.Run("concurrent", func(t *testing.T) { testConcurrentAcquire(t, openT(t, tg, "concurrent")) })
 			t.Run("dense", func(t *testing.T) { testLowestFree(t, openT(t, tg, "dense")) })
+			t.Run("range", func(t *testing.T) {
+				b := openT(t, tg, "range")
+				rb, ok := b.(lease.RangeBackend)
+				if !ok {
+					// It leases from 0 up: a Lease refuses a MinWorker on it.
+					_, err := lease.Acquire(context.Background(), b, lease.Config{Layout: snowflake.Classic(), MinWorker: 8})
+					if err == nil || !strings.Contains(err.Error(), "lease: MinWorker 8 needs a backend that claims within a range") {
+						t.Fatalf("MinWorker on %T: %v", b, err)
+					}
+					return
+				}
+				testRange(t, rb)
+			})
 		})
 	}
 }
@@ -192,5 +206,52 @@ func testLowestFree(t *testing.T, b lease.Backend) {
 		if err != nil || c.Worker != want {
 			t.Fatalf("acquire = %d, %v; want %d", c.Worker, err, want)
 		}
+	}
+}
+
+// testRange: claims within [5, 7] (a new fleet beside an old one holding 0 to 4) take
+// 5, 6 and 7 whatever is held or free below, never an ID outside, then report the range
+// taken; a Lease with MinWorker claims from the range too.
+func testRange(t *testing.T, b lease.RangeBackend) {
+	ctx := context.Background()
+	const ttl = time.Minute
+	old, err := b.Acquire(ctx, 4, lease.NewToken(), ttl)
+	if err != nil || old.Worker != 0 {
+		t.Fatalf("old fleet's claim = %+v, %v", old, err)
+	}
+	for want := int64(5); want <= 7; want++ {
+		c, err := b.AcquireRange(ctx, 5, 7, lease.NewToken(), ttl)
+		if err != nil || c.Worker != want {
+			t.Fatalf("AcquireRange(5, 7) = %+v, %v; want worker %d", c, err, want)
+		}
+	}
+	_, err = b.AcquireRange(ctx, 5, 7, lease.NewToken(), ttl)
+	var all *lease.AllTakenError
+	if !errors.As(err, &all) || all.Min != 5 || all.Max != 7 || err.Error() != "lease: every worker ID in [5, 7] is held" {
+		t.Fatalf("AcquireRange with [5, 7] held = %v, want \"lease: every worker ID in [5, 7] is held\"", err)
+	}
+	// The old fleet's range still has 1 to 4 free: the new fleet's claims did not take them.
+	if c, err := b.Acquire(ctx, 4, lease.NewToken(), ttl); err != nil || c.Worker != 1 {
+		t.Fatalf("old fleet's second claim = %+v, %v; want worker 1", c, err)
+	}
+	if _, err := b.AcquireRange(ctx, 3, 2, lease.NewToken(), ttl); err == nil {
+		t.Fatal("AcquireRange(3, 2) succeeded")
+	}
+	acquired := make(chan int64, 1)
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), MinWorker: 8, MaxWorker: 9, TTL: time.Minute,
+		OnEvent: func(e lease.Event) {
+			if e.Kind == lease.Acquired {
+				select {
+				case acquired <- e.Worker:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if w := <-acquired; w != 8 {
+		t.Fatalf("Lease with MinWorker 8 acquired worker %d", w)
 	}
 }
