@@ -43,6 +43,10 @@ type Options struct {
 	// Observer, when set, hears every reservation (metrics: the OpenTelemetry adapter
 	// implements it).
 	Observer Observer
+	// Floor, when positive, is the highest ID already issued for the tag by the system
+	// this allocator continues (another service, a table's max(id)): a block that does
+	// not start above it is refused with a *FloorError and none of its IDs is served.
+	Floor int64
 }
 
 // Observer hears an Allocator's reservations. Reserved is called once per reservation,
@@ -132,7 +136,7 @@ type Allocator struct {
 	cur        Range         // cur.First is the next ID; empty when First > Last
 	prefetchAt int64         // handing out an ID at or above this reserves the next block
 	next       *Range        // a reserved block waiting its turn
-	high       int64         // the last ID of the latest block received
+	high       int64         // the last ID of the latest block received (Options.Floor before any)
 	fetching   chan struct{} // non-nil while a reservation runs; closed when it ends
 	err        error         // the latest reservation's error, nil after a success
 	errAt      time.Time
@@ -189,7 +193,10 @@ func New(store Store, tag string, opts Options) (*Allocator, error) {
 		return nil, fmt.Errorf("%w for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
 			ErrInvalidOptions, tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry)
 	}
-	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}, nil
+	if o.Floor < 0 {
+		return nil, fmt.Errorf("%w for tag %q: floor %d is negative", ErrInvalidOptions, tag, o.Floor)
+	}
+	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}, high: o.Floor}, nil
 }
 
 // Timeless reports true: the IDs are counters with no time in them, so a generated type's
@@ -432,6 +439,9 @@ func (a *Allocator) file(r Range, err error, at attempt, took time.Duration) err
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.fetching = nil
+	if err == nil && a.o.Floor > 0 && r.First <= a.o.Floor {
+		err = &FloorError{Tag: a.tag, Floor: a.o.Floor, Block: r}
+	}
 	if err == nil && (r.First > r.Last || r.First <= a.high) {
 		// A store that moved back (a Redis restarted without its data) would repeat IDs.
 		err = fmt.Errorf("segment: tag %q: the store returned block [%d, %d], not above %d already reserved", a.tag, r.First, r.Last, a.high)
