@@ -259,7 +259,7 @@ func (a *Allocator) NextInt64(ctx context.Context) (int64, error) {
 	a.mu.Lock()
 	if a.cur.First <= a.cur.Last {
 		id := a.cur.First
-		a.cur.First++
+		a.cur.First += a.cur.step()
 		if id >= a.prefetchAt {
 			a.prefetch()
 		}
@@ -290,11 +290,11 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 	defer a.mu.Unlock()
 	for n > 0 {
 		if avail := a.cur.Len(); avail > 0 {
-			k := min(int64(n), avail)
+			k, st := min(int64(n), avail), a.cur.step()
 			for i := range k {
-				dst = append(dst, a.cur.First+i)
+				dst = append(dst, a.cur.First+i*st)
 			}
-			a.cur.First += k
+			a.cur.First += k * st
 			n -= int(k)
 			if a.cur.First > a.prefetchAt {
 				a.prefetch()
@@ -311,7 +311,8 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 // NextRange hands out up to n consecutive IDs, r.First through r.Last, at a cost that does
 // not depend on n: all that is left of the current block when that is fewer than n, so a
 // range never spans two blocks. It waits for a reservation only when nothing is
-// buffered, as NextInt64 does, and fails as it does. n must be positive.
+// buffered, as NextInt64 does, and fails as it does. n must be positive. From a block
+// with a stride (tinyid's interleaved IDs) each range is one ID.
 func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	if n <= 0 {
 		return Range{}, fmt.Errorf("segment: NextRange of %d IDs of tag %q: want a positive count", n, a.tag)
@@ -321,8 +322,11 @@ func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	for {
 		if avail := a.cur.Len(); avail > 0 {
 			k := min(n, avail)
+			if a.cur.step() > 1 {
+				k = 1 // the next ID is not next to this one
+			}
 			r := Range{First: a.cur.First, Last: a.cur.First + k - 1}
-			a.cur.First += k
+			a.cur.First += k * a.cur.step()
 			if a.cur.First > a.prefetchAt {
 				a.prefetch()
 			}
@@ -368,7 +372,7 @@ func (a *Allocator) refill(ctx context.Context) error {
 // use makes r the current block.
 func (a *Allocator) use(r Range) {
 	a.cur, a.curSize = r, r.Len()
-	a.prefetchAt = r.First + int64(float64(r.Len())*a.o.Threshold)
+	a.prefetchAt = r.First + int64(float64(r.Last-r.First+1)*a.o.Threshold)
 }
 
 // backingOff reports whether the latest reservation failed less than Retry ago.
