@@ -65,16 +65,17 @@ func (e *ClockBehindError) Is(target error) bool { return target == ErrClockBehi
 // ErrBelowFloor is matched by every *FloorError.
 var ErrBelowFloor = errors.New("snowflake: next ID not above the floor")
 
-// FloorError reports a layout whose next ID would not be above the floor: the highest ID
-// already issued by the system being continued. IDs issued under it would go backwards,
-// and some could repeat. It matches ErrBelowFloor.
+// FloorError reports a layout whose IDs would not stay above the floor, the highest ID
+// already issued by the system being continued: the clock's tick under it is behind the
+// floor's time field, so its IDs would go backwards, and some could repeat. It matches
+// ErrBelowFloor.
 type FloorError struct {
 	// Floor is the highest ID already issued.
 	Floor ID
 	// Layout is the layout refused.
 	Layout Layout
-	// FloorTick is the floor's time field under Layout, NextTick the tick of the clock
-	// (Now) the next ID would be stamped in.
+	// FloorTick is the floor's time field under Layout, NextTick the clock's tick (at
+	// Now), behind it.
 	FloorTick, NextTick int64
 	// Now is the clock's reading.
 	Now time.Time
@@ -93,8 +94,8 @@ func (e *FloorError) Error() string {
 	} else {
 		fmt.Fprintf(&b, "the floor's time field is tick %d (%s), the clock's is tick %d (%s); ",
 			e.FloorTick, l.TimeOf(e.FloorTick).UTC().Format(time.RFC3339Nano), e.NextTick, e.Now.UTC().Format(time.RFC3339Nano))
-		if e.FloorTick+1 <= l.MaxTick() {
-			latest := e.Now.Add(-time.Duration(e.FloorTick+1) * l.Unit)
+		if e.FloorTick <= l.MaxTick() {
+			latest := e.Now.Add(-time.Duration(e.FloorTick) * l.Unit)
 			fmt.Fprintf(&b, "set the epoch at or before %s (Unix ms %d) to keep %v ticks, ", latest.UTC().Format(time.RFC3339Nano), latest.UnixMilli(), l.Unit)
 		}
 	}

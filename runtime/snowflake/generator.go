@@ -46,9 +46,9 @@ type Options struct {
 	After time.Time
 	// Floor, when set, is the highest ID already issued by the system this generator
 	// continues (an earlier layout, another service, a table's max(id)): New refuses to
-	// start, with a *FloorError, unless the clock's tick is past the floor's time field,
-	// and every ID is stamped in a later tick than the floor's, so above it, even if the
-	// clock later goes back.
+	// start, with a *FloorError, when the clock's tick is behind the floor's time field
+	// (CheckFloor), and every ID is stamped in a later tick than the floor's, so above
+	// it, even if the clock later goes back.
 	Floor ID
 	// Observer, when set, receives the generator's events.
 	Observer Observer

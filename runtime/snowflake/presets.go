@@ -261,10 +261,13 @@ func (l Layout) Spec() string {
 }
 
 // CheckFloor reports, as a *FloorError, whether a generator of layout l starting at now
-// would issue an ID at or below floor, the highest ID already issued by the system it
-// continues (0: none). Every ID a generator stamps in a tick after the floor's is above it,
-// whatever the worker and sequence, so l passes when the clock's tick under l is past the
-// floor's time field. [Options.Floor] makes New check it and start past the floor's tick.
+// could not stay above floor, the highest ID already issued by the system it continues
+// (0: none). Every ID stamped in a tick after the floor's is above it, whatever the
+// worker and sequence, and a generator with [Options.Floor] stamps nothing in the floor's
+// tick or before, so l passes when the clock's tick under l is not behind the floor's
+// time field: a floor read in the current tick costs at most a tick's wait. The floor
+// bounds what was issued before it was read: a peer still issuing beside idgen needs a
+// worker-ID range of its own.
 func CheckFloor(l Layout, floor ID, now time.Time) error {
 	if floor < 0 {
 		return fmt.Errorf("snowflake: floor %d is negative: %w", int64(floor), ErrInvalidID)
@@ -278,11 +281,11 @@ func CheckFloor(l Layout, floor ID, now time.Time) error {
 	w := l.width()
 	ft := int64(floor) >> (l.WorkerBits + l.SeqBits)
 	nt := l.Tick(now)
-	if (w < 63 && int64(floor) >= 1<<w) || nt <= ft {
+	if (w < 63 && int64(floor) >= 1<<w) || nt < ft {
 		e := &FloorError{Floor: floor, Layout: l, FloorTick: ft, NextTick: nt, Now: now}
 		for _, p := range presetList {
 			pl := p.mk()
-			if pl.validate(now) == nil && now.Before(pl.End()) && pl.Tick(now) > int64(floor)>>(pl.WorkerBits+pl.SeqBits) &&
+			if pl.validate(now) == nil && now.Before(pl.End()) && pl.Tick(now) >= int64(floor)>>(pl.WorkerBits+pl.SeqBits) &&
 				(pl.width() == 63 || int64(floor) < 1<<pl.width()) {
 				e.Continue = append(e.Continue, p.name)
 			}

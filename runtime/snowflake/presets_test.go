@@ -198,7 +198,7 @@ func TestCheckFloor(t *testing.T) {
 		{name: "sonyflake-v1 after leaf", l: SonyflakeV1(), floor: leafFloor, want: []string{"layout sonyflake-v1"}},
 		{name: "classic after leaf", l: Classic(), floor: leafFloor, want: []string{
 			"snowflake: floor " + leafFloor.String() + " (the highest ID already issued) is not below the next ID of layout classic",
-			"set the epoch at or before 2010-11-04T01:42:55.656Z (Unix ms 1288834975656)",
+			"set the epoch at or before 2010-11-04T01:42:55.657Z (Unix ms 1288834975657)",
 			"presets that continue above it: leaf, twitter, bwmarrin",
 		}},
 		{name: "jsonsafe is too narrow", l: JSONSafe(), floor: leafFloor, want: []string{"the floor is wider than the layout's 53 bits"}},
@@ -243,6 +243,17 @@ func TestGeneratorFloor(t *testing.T) {
 	id, err := g.Next()
 	if err != nil || id <= floor {
 		t.Fatalf("first ID %d, %v; want above the floor %d", id, err, floor)
+	}
+	// A floor in the clock's own tick (read just now): the first ID waits for the next.
+	inTick, _ := Leaf().Compose(Parts{Tick: Leaf().Tick(now), Worker: 1023, Seq: 4095})
+	clk3 := snowflaketest.NewClock(now)
+	clk3.AutoAdvance(true)
+	g3, err := New(Leaf(), 0, Options{Clock: clk3, Floor: inTick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := g3.Next(); err != nil || id <= inTick {
+		t.Fatalf("first ID after a floor in the current tick: %d, %v; want above %d", id, err, inTick)
 	}
 	// A floor in the clock's own tick-1 from another worker: the generator starts its
 	// state at the floor's tick, so even a clock set back two ticks issues nothing below.
