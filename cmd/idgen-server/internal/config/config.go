@@ -56,6 +56,13 @@ const (
 	KindTypeID    = "typeid"
 )
 
+// Schemas of a segment tag's table.
+const (
+	SchemaIdgen  = "idgen"
+	SchemaLeaf   = "leaf"
+	SchemaTinyid = "tinyid"
+)
+
 // Types of stores.
 const (
 	StoreSQLite   = "sqlite"
@@ -232,6 +239,13 @@ type Tag struct {
 	Time   string `yaml:"time"`
 	Zone   string `yaml:"zone"`
 	Check  bool   `yaml:"check"`
+	// Schema, for a segment tag, is whose table holds its counter: idgen (the store's
+	// segment table, the default), leaf (Leaf's leaf_alloc, whose row biz_tag = name the
+	// tag takes blocks from beside Leaf) or tinyid (tinyid's tiny_id_info, biz_type =
+	// name, with its delta and remainder); leaf and tinyid need a postgres or mysql store.
+	// Table names the peer's table when it is not the peer's default.
+	Schema string `yaml:"schema"`
+	Table  string `yaml:"table"`
 	// Floor is the highest ID already issued for the tag by the system it continues: a
 	// segment tag refuses to start unless its first block starts above it. On a snowflake
 	// or number tag it adds to snowflake.floor (the generator is shared).
@@ -494,6 +508,21 @@ func (c *Config) check() error {
 			}
 			if t.Step < 0 || t.MinStep < 0 || t.MaxStep < 0 {
 				return fieldErr(field+".step", "steps must not be negative")
+			}
+			switch t.Schema {
+			case "", SchemaIdgen:
+				if t.Table != "" {
+					return fieldErr(field+".table", "a tag on idgen's own table uses the store's segment_table: table names a peer's (schema leaf or tinyid)")
+				}
+			case SchemaLeaf, SchemaTinyid:
+				if s.Type != StorePostgres && s.Type != StoreMySQL {
+					return fieldErr(field+".schema", "%s's table is on postgres or mysql, and store %q is %s", t.Schema, t.Store, s.Type)
+				}
+				if t.Table != "" && sqltable.Check(t.Table) != nil {
+					return fieldErr(field+".table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", t.Table)
+				}
+			default:
+				return fieldErr(field+".schema", "unknown schema %q (want idgen, leaf or tinyid)", t.Schema)
 			}
 		case KindNumber:
 			needSnowflake = field

@@ -267,7 +267,12 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			if err != nil {
 				return nil, err
 			}
-			ss, err := st.segmentStore(ctx)
+			var ss segment.Store
+			if tc.Schema == config.SchemaLeaf || tc.Schema == config.SchemaTinyid {
+				ss, err = st.peerStore(tc.Schema, tc.Table)
+			} else {
+				ss, err = st.segmentStore(ctx)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
@@ -322,6 +327,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			cancel()
 			if fe := (*segment.FloorError)(nil); errors.As(err, &fe) {
 				return nil, fmt.Errorf("server: tag %q: %w", t.name, fe)
+			}
+			if ce := (*segment.ColumnError)(nil); errors.As(err, &ce) {
+				return nil, fmt.Errorf("server: tag %q: %w", t.name, ce)
 			}
 			if err != nil {
 				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)

@@ -100,3 +100,58 @@ tags:
 		}
 	}
 }
+
+// TestSwitchLeafTable: a segment tag with schema leaf takes its blocks from Leaf's own
+// row beside Leaf, whose next block (Leaf's own UPDATE) comes after the server's; a
+// leaf_alloc without Leaf's columns stops the server at start, naming the column.
+func TestSwitchLeafTable(t *testing.T) {
+	dsn := server.StoreDSN(t, "IDGEN_TEST_POSTGRES_DSN")
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	table := "leaf_alloc_srv_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	for _, q := range []string{
+		"CREATE TABLE " + table + " (biz_tag varchar(128) NOT NULL PRIMARY KEY, max_id bigint NOT NULL DEFAULT 1, step integer NOT NULL, description varchar(256), update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+		"INSERT INTO " + table + " (biz_tag, max_id, step) VALUES ('orders', 7001, 1000)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := fmt.Sprintf(`stores:
+  db: {type: postgres, dsn: %q}
+tags:
+  - {name: orders, kind: segment, store: db, schema: leaf, table: %s, step: 100, max_step: 100}
+`, dsn, table)
+	s := testserver.Start(t, text)
+	res, err := http.Get(s.URL + "/api/segment/get/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	// Leaf's max_id 7001 is its next ID: the server's first block is 7001 to 7100, the ID
+	// taken at start dropped.
+	if id, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err != nil || id < 7001 || id > 7100 {
+		t.Fatalf("first ID %q, want in 7001..7100", b)
+	}
+	var maxID int64
+	if err := db.QueryRow("SELECT max_id FROM "+table+" WHERE biz_tag = 'orders'").Scan(&maxID); err != nil || maxID < 7101 {
+		t.Fatalf("Leaf's max_id after the server's block: %d, %v", maxID, err)
+	}
+
+	if _, err := db.Exec("ALTER TABLE " + table + " DROP COLUMN description"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("leaf.yaml", []byte("listen: 127.0.0.1:0\n"+text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(context.Background(), cfg, discard())
+	if !errors.Is(err, segment.ErrMissingColumn) || !strings.Contains(err.Error(), `server: tag "orders": segment: table `+table+` has no column "description", which leaf's schema has`) {
+		t.Fatalf("server on a leaf_alloc without description: %v", err)
+	}
+}
