@@ -139,7 +139,7 @@ tags:
 		t.Fatalf("first ID %q, want in 7001..7100", b)
 	}
 	var maxID int64
-	if err := db.QueryRow("SELECT max_id FROM "+table+" WHERE biz_tag = 'orders'").Scan(&maxID); err != nil || maxID < 7101 {
+	if err := db.QueryRow("SELECT max_id FROM " + table + " WHERE biz_tag = 'orders'").Scan(&maxID); err != nil || maxID < 7101 {
 		t.Fatalf("Leaf's max_id after the server's block: %d, %v", maxID, err)
 	}
 
