@@ -10,6 +10,7 @@ require (
 	github.com/idgen/idgen/golden v0.0.0-00010101000000-000000000000
 	github.com/idgen/idgen/idgenclient v0.1.0
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/sony/sonyflake v1.2.0
 	github.com/sony/sonyflake/v2 v2.2.0
 	go.jetify.com/typeid v1.3.0
 	google.golang.org/grpc v1.83.2

@@ -15,7 +15,8 @@ import (
 func runDecode(stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("idgen-gen decode", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("layout", "classic", "layout: classic, classicdc, sonyflake or jsonsafe")
+	name := fs.String("layout", "classic", "layout: a preset ("+strings.Join(snowflake.PresetNames(), ", ")+
+		") or fields, as epoch=1288834974657,unit=1ms,bits=41/10/12[,order=time-seq-worker]")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: idgen-gen decode [-layout classic] ID\n\nPrints when, on which worker and in what order an ID was made.\nID is decimal or prefixed (usr_0e1kz8d3t2c00).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -39,11 +40,10 @@ func runDecode(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	mk, ok := layouts[*name]
-	if !ok {
-		return fmt.Errorf("decode: unknown layout %q: want classic, classicdc, sonyflake or jsonsafe", *name)
+	layout, err := snowflake.ParseLayout(*name)
+	if err != nil {
+		return fmt.Errorf("decode: %w", err)
 	}
-	layout := mk()
 	v, err := parseAnyID(ids[0])
 	if err != nil {
 		return fmt.Errorf("decode: %w", err)
@@ -54,7 +54,7 @@ func runDecode(stdout, stderr io.Writer, args []string) error {
 	}
 	at := layout.TimeOf(p.Tick)
 	fmt.Fprintf(stdout, "id        %d\n", v)
-	fmt.Fprintf(stdout, "layout    %s (%v)\n", *name, layout)
+	fmt.Fprintf(stdout, "layout    %s (%v)\n", layout.Spec(), layout)
 	fmt.Fprintf(stdout, "time      %s\n", at.UTC().Format("2006-01-02 15:04:05.000 MST"))
 	fmt.Fprintf(stdout, "          %s (local)\n", at.Local().Format("2006-01-02 15:04:05.000 MST"))
 	fmt.Fprintf(stdout, "tick      %d (%v since %s)\n", p.Tick, at.Sub(layout.Epoch).Round(time.Millisecond), layout.Epoch.UTC().Format(time.DateOnly))

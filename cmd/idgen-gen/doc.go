@@ -44,7 +44,8 @@
 //	    json=number      JSON as a number; for a decimal ID, strings and numbers are
 //	                     accepted on input either way
 //	    layout=classic   the layout that decodes Time and Parts: classic (default),
-//	                     classicdc, sonyflake, jsonsafe
+//	                     classicdc, sonyflake, jsonsafe, or a peer's to continue its IDs:
+//	                     leaf, twitter, bwmarrin, sonyflake-v1, sonyflake-v2, uid-generator
 //	number     string    a business number: prefix, time, unique digits
 //	    prefix=ORD       letters, digits, '-' and '_', up to 16
 //	    time=20060102150405

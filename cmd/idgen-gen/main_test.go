@@ -19,6 +19,10 @@ func TestDecode(t *testing.T) {
 		{[]string{"decode", "253888551064702976", "-layout", "classicdc"}, []string{"worker    1 (datacenter 0, machine 1)"}},
 		{[]string{"decode", "-layout", "sonyflake", "1234567"}, []string{"layout    sonyflake", "worker    54919", "sequence  18"}},
 		{[]string{"decode", "usr_0e1kz8d3t2c00"}, []string{"id        "}},
+		{[]string{"decode", "-layout", "leaf", "2129365199877066759"}, []string{"time      2026-12-06 00:00:00.000 UTC", "worker    5", "sequence  7"}},
+		{[]string{"decode", "-layout", "epoch=1288834974657,unit=1ms,bits=41/10/12", "2129365199877066759"}, []string{"time      2026-12-06 00:00:00.000 UTC", "worker    5"}},
+		{[]string{"decode", "-layout", "twitter", "2129365199877066759"}, []string{"worker    5 (datacenter 0, machine 5)"}},
+		{[]string{"decode", "-layout", "uid-generator", "1083568709173592071"}, []string{"time      2017-05-19 16:00:00.000 UTC", "worker    42", "sequence  7"}},
 	} {
 		var out, errOut bytes.Buffer
 		if err := run(&out, &errOut, tc.args); err != nil {
@@ -37,7 +41,7 @@ func TestDecode(t *testing.T) {
 		{[]string{"decode", "-1"}, "flag provided but not defined"},
 		{[]string{"decode", "abc"}, `codec: parse ID "abc"`},
 		{[]string{"decode", "9223372036854775808"}, "overflows int64"},
-		{[]string{"decode", "1", "-layout", "twitter"}, `unknown layout "twitter"`},
+		{[]string{"decode", "1", "-layout", "twitterish"}, `unknown layout "twitterish"`},
 		{[]string{"decode"}, "usage: idgen-gen decode"},
 		{[]string{"decode", "1", "2"}, "usage: idgen-gen decode"},
 	} {

@@ -46,12 +46,20 @@ func kindList() string {
 	return strings.Join(names, ", ")
 }
 
-// layouts are the snowflake layouts an annotation can name.
+// layouts are the snowflake layouts an annotation can name, and the runtime/snowflake
+// function each is (layoutFunc): the presets, for IDs continuing those of Leaf, Twitter,
+// bwmarrin/snowflake, sonyflake and uid-generator.
 var layouts = map[string]func() snowflake.Layout{
-	"classic":   snowflake.Classic,
-	"classicdc": snowflake.ClassicDC,
-	"sonyflake": snowflake.Sonyflake,
-	"jsonsafe":  snowflake.JSONSafe,
+	"classic":       snowflake.Classic,
+	"classicdc":     snowflake.ClassicDC,
+	"sonyflake":     snowflake.Sonyflake,
+	"jsonsafe":      snowflake.JSONSafe,
+	"leaf":          snowflake.Leaf,
+	"twitter":       snowflake.Twitter,
+	"bwmarrin":      snowflake.Bwmarrin,
+	"sonyflake-v1":  snowflake.SonyflakeV1,
+	"sonyflake-v2":  snowflake.SonyflakeV2,
+	"uid-generator": snowflake.UIDGenerator,
 }
 
 // pkgModel is one package and the ID types annotated in it.
@@ -149,7 +157,7 @@ func (t *idType) set(o option) error {
 		}
 	case "layout":
 		if _, ok := layouts[o.value]; !ok {
-			return bad("want one of classic, classicdc, sonyflake, jsonsafe")
+			return bad("want one of classic, classicdc, sonyflake, jsonsafe, leaf, twitter, bwmarrin, sonyflake-v1, sonyflake-v2, uid-generator")
 		}
 		t.layout = o.value
 	case "time":

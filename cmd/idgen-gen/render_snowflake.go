@@ -131,6 +131,12 @@ func layoutFunc(name string) string {
 		return "ClassicDC"
 	case "jsonsafe":
 		return "JSONSafe"
+	case "sonyflake-v1":
+		return "SonyflakeV1"
+	case "sonyflake-v2":
+		return "SonyflakeV2"
+	case "uid-generator":
+		return "UIDGenerator"
 	}
 	return strings.ToUpper(name[:1]) + name[1:]
 }

@@ -47,6 +47,9 @@ func main() {
 var errHelp = errors.New("help")
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], os.Stdout, os.Stderr)
+	}
 	cfg, opts, err := config.Load(args, os.LookupEnv, os.Stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -36,6 +36,14 @@ type Backend interface {
 	Release(ctx context.Context, worker int64, token string, last time.Time) error
 }
 
+// RangeBackend is a Backend that also claims within a range of worker IDs not starting at
+// 0, for Config.MinWorker. The SQL backend is one.
+type RangeBackend interface {
+	Backend
+	// AcquireRange is Acquire within [min, max].
+	AcquireRange(ctx context.Context, min, max int64, token string, ttl time.Duration) (Claim, error)
+}
+
 // Claim is what Backend.Acquire returns: the worker ID claimed and what the store knows of
 // its previous holders, from which a new generator's start is computed.
 type Claim struct {

@@ -52,15 +52,15 @@ func (e *NotHeldError) Is(target error) bool {
 // Unwrap returns e.Err.
 func (e *NotHeldError) Unwrap() error { return e.Err }
 
-// AllTakenError reports that every worker ID in [0, Max] is held by a live lease. It
+// AllTakenError reports that every worker ID in [Min, Max] is held by a live lease. It
 // matches ErrAllTaken.
 type AllTakenError struct {
-	Max int64
+	Min, Max int64
 }
 
 // Error implements error.
 func (e *AllTakenError) Error() string {
-	return fmt.Sprintf("lease: every worker ID in [0, %d] is held", e.Max)
+	return fmt.Sprintf("lease: every worker ID in [%d, %d] is held", e.Min, e.Max)
 }
 
 // Is reports whether target is ErrAllTaken.

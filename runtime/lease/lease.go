@@ -25,6 +25,11 @@ type Config struct {
 	// MaxWorker is the highest worker ID to lease; 0 means Layout.MaxWorker(). A smaller
 	// value lets several fleets share a layout with disjoint tables or key prefixes.
 	MaxWorker int64
+	// MinWorker is the lowest worker ID to lease (0 if unset). With MaxWorker it keeps
+	// this fleet off the worker IDs another holds, such as the old service's during a
+	// switch (Leaf's or sonyflake's machines on the same layout). A MinWorker above 0
+	// needs a Backend that is a RangeBackend (the SQL backend is).
+	MinWorker int64
 	// TTL is how long a lease lasts unless renewed; 0 means DefaultTTL. Renewals run every
 	// TTL/3; a failed one is retried every TTL/12. A claim that finds no record of its
 	// worker ID (Claim.Fresh: the first claim of each ID on a new store, or any claim after
@@ -132,7 +137,7 @@ type Lease struct {
 	b        Backend
 	layout   snowflake.Layout
 	opts     snowflake.Options
-	max      int64
+	min, max int64
 	ttl      time.Duration
 	margin   time.Duration
 	every    time.Duration
@@ -264,7 +269,7 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 	if cfg.Options.Gate != nil || !cfg.Options.After.IsZero() {
 		return nil, errors.New("lease: Options.Gate and Options.After are set by the lease and must be zero")
 	}
-	l := &Lease{b: b, layout: cfg.Layout, opts: cfg.Options, max: cfg.MaxWorker, ttl: cfg.TTL,
+	l := &Lease{b: b, layout: cfg.Layout, opts: cfg.Options, min: cfg.MinWorker, max: cfg.MaxWorker, ttl: cfg.TTL,
 		margin: cfg.Margin, skew: cfg.Skew, onEvent: cfg.OnEvent}
 	lmax := cfg.Layout.MaxWorker()
 	switch {
@@ -272,6 +277,14 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 		l.max = lmax
 	case l.max < 0 || l.max > lmax:
 		return nil, fmt.Errorf("lease: MaxWorker %d out of range [0, %d] of layout %v", l.max, lmax, cfg.Layout)
+	}
+	switch {
+	case l.min < 0 || l.min > l.max:
+		return nil, fmt.Errorf("lease: MinWorker %d out of range [0, MaxWorker %d]", l.min, l.max)
+	case l.min > 0:
+		if _, ok := b.(RangeBackend); !ok {
+			return nil, fmt.Errorf("lease: MinWorker %d needs a backend that claims within a range (a RangeBackend, as the SQL one); %T is not", l.min, b)
+		}
 	}
 	if l.ttl == 0 {
 		l.ttl = DefaultTTL
@@ -325,14 +338,20 @@ func (l *Lease) acquire(ctx context.Context, prev *term) (*term, Event, error) {
 	}
 	// Both read before the claim is sent: the store starts the lease no earlier.
 	start, gstart := time.Now(), clock.Now()
-	c, err := l.b.Acquire(ctx, l.max, token, l.ttl)
+	var c Claim
+	var err error
+	if rb, ok := l.b.(RangeBackend); ok && l.min > 0 {
+		c, err = rb.AcquireRange(ctx, l.min, l.max, token, l.ttl)
+	} else {
+		c, err = l.b.Acquire(ctx, l.max, token, l.ttl)
+	}
 	took := time.Since(start)
 	if err != nil {
 		return nil, Event{}, err
 	}
-	if c.Worker < 0 || c.Worker > l.max {
+	if c.Worker < l.min || c.Worker > l.max {
 		l.b.Release(ctx, c.Worker, token, time.Time{})
-		return nil, Event{}, fmt.Errorf("lease: backend claimed worker ID %d, outside [0, %d]", c.Worker, l.max)
+		return nil, Event{}, fmt.Errorf("lease: backend claimed worker ID %d, outside [%d, %d]", c.Worker, l.min, l.max)
 	}
 	after := c.Last
 	// A claim with no end of a previous lease has no record to go by, whatever the backend

@@ -54,15 +54,16 @@ func schema(d sqldb.Dialect, table string) string {
 // the two-argument maximum and minimum, {dual} what MySQL needs to SELECT with a WHERE and
 // no table.
 const (
-	// freeSQL finds the lowest worker ID in [0, $3] that no live lease holds: 0 if it has
-	// no row, the ID above a row whose successor has none, or the lowest expired row.
+	// freeSQL finds the lowest worker ID in [$4, $3] that no live lease holds: $4 if it
+	// has no row, the ID above a row in the range whose successor has none, or the lowest
+	// expired row in the range.
 	freeSQL = `SELECT min(w) AS w FROM (
-		SELECT 0 AS w{dual} WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE worker_id = 0)
+		SELECT {min} AS w{dual} WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE worker_id = $4)
 		UNION ALL
 		SELECT a.worker_id + 1 FROM {t} a
-		WHERE a.worker_id < $3 AND NOT EXISTS (SELECT 1 FROM {t} b WHERE b.worker_id = a.worker_id + 1)
+		WHERE a.worker_id >= $4 AND a.worker_id < $3 AND NOT EXISTS (SELECT 1 FROM {t} b WHERE b.worker_id = a.worker_id + 1)
 		UNION ALL
-		SELECT worker_id FROM {t} WHERE worker_id <= $3 AND expires_ms <= {now}
+		SELECT worker_id FROM {t} WHERE worker_id >= $4 AND worker_id <= $3 AND expires_ms <= {now}
 	) f`
 
 	// claimSQL inserts or takes over that ID in one statement. The conflict clause
@@ -91,7 +92,7 @@ const (
 	expires_ms = IF({t}.expires_ms <= VALUES(expires_ms) - $2, VALUES(expires_ms), {t}.expires_ms)`
 	mineMySQL = `SELECT worker_id, last_ms, prev_expires_ms, expires_ms FROM {t} WHERE holder = $1`
 
-	heldSQL    = `SELECT count(*) FROM {t} WHERE worker_id <= $1 AND expires_ms > {now}`
+	heldSQL    = `SELECT count(*) FROM {t} WHERE worker_id >= $2 AND worker_id <= $1 AND expires_ms > {now}`
 	renewSQL   = `UPDATE {t} SET expires_ms = {now} + $3, last_ms = {greatest}(last_ms, $4) WHERE worker_id = $1 AND holder = $2 AND expires_ms > {now}`
 	releaseSQL = `UPDATE {t} SET last_ms = {greatest}(last_ms, $3), expires_ms = {least}(expires_ms, {now}) WHERE worker_id = $1 AND holder = $2`
 	stateSQL   = `SELECT holder, expires_ms, {now} FROM {t} WHERE worker_id = $1`
@@ -99,16 +100,16 @@ const (
 
 // bind expands the template for dialect d and table.
 func bind(d sqldb.Dialect, table, tmpl string) sqlbind.Stmt {
-	var now, greatest, least, dual string
+	var now, greatest, least, dual, min string
 	switch d {
 	case sqldb.Postgres:
-		now, greatest, least = "floor(extract(epoch FROM now()) * 1000)::bigint", "greatest", "least"
+		now, greatest, least, min = "floor(extract(epoch FROM now()) * 1000)::bigint", "greatest", "least", "CAST($4 AS bigint)"
 	case sqldb.MySQL:
-		now, greatest, least, dual = "FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000)", "GREATEST", "LEAST", " FROM DUAL"
+		now, greatest, least, dual, min = "FLOOR(UNIX_TIMESTAMP(NOW(3)) * 1000)", "GREATEST", "LEAST", " FROM DUAL", "CAST($4 AS SIGNED)"
 	case sqldb.SQLite:
-		now, greatest, least = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min"
+		now, greatest, least, min = "CAST(unixepoch('subsec') * 1000 AS INTEGER)", "max", "min", "CAST($4 AS INTEGER)"
 	}
-	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual).Replace(tmpl)
+	q := strings.NewReplacer("{t}", table, "{now}", now, "{greatest}", greatest, "{least}", least, "{dual}", dual, "{min}", min).Replace(tmpl)
 	return sqlstore.Bind(d, q)
 }
 
@@ -193,8 +194,14 @@ const maxAttempts = 100
 // ... ON DUPLICATE KEY UPDATE whose every assignment re-checks expiry, and a read of the
 // row by holder token, in one transaction.
 func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Duration) (Claim, error) {
-	if max < 0 {
-		return Claim{}, fmt.Errorf("lease: max worker ID %d is negative", max)
+	return s.AcquireRange(ctx, 0, max, token, ttl)
+}
+
+// AcquireRange implements RangeBackend: Acquire within [min, max], so that a fleet
+// sharing worker IDs with another (the old service during a switch) keeps off its range.
+func (s *SQL) AcquireRange(ctx context.Context, min, max int64, token string, ttl time.Duration) (Claim, error) {
+	if min < 0 || max < min {
+		return Claim{}, fmt.Errorf("lease: worker ID range [%d, %d] is empty or negative", min, max)
 	}
 	if err := s.CreateTable(ctx); err != nil {
 		return Claim{}, err
@@ -206,11 +213,11 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 			var w, last, prev, exp int64
 			var err error
 			if s.dialect == sqldb.MySQL {
-				if _, err = q.ExecContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...); err == nil {
+				if _, err = q.ExecContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max, min)...); err == nil {
 					err = q.QueryRowContext(ctx, s.mine.Query, s.mine.Args(token)...).Scan(&w, &last, &prev, &exp)
 				}
 			} else {
-				err = q.QueryRowContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max)...).Scan(&w, &last, &prev, &exp)
+				err = q.QueryRowContext(ctx, s.claim.Query, s.claim.Args(token, ttlMs(ttl), max, min)...).Scan(&w, &last, &prev, &exp)
 			}
 			if err == nil {
 				// prev_expires_ms is 0 only on a row this claim inserted: a takeover copies
@@ -223,11 +230,11 @@ func (s *SQL) Acquire(ctx context.Context, max int64, token string, ttl time.Dur
 			}
 			// No row: every ID is held, or another holder took the one picked.
 			var n int64
-			if err := q.QueryRowContext(ctx, s.held.Query, s.held.Args(max)...).Scan(&n); err != nil {
+			if err := q.QueryRowContext(ctx, s.held.Query, s.held.Args(max, min)...).Scan(&n); err != nil {
 				return err
 			}
-			if n > max {
-				return &AllTakenError{Max: max}
+			if n > max-min {
+				return &AllTakenError{Min: min, Max: max}
 			}
 			return nil
 		})

@@ -43,6 +43,10 @@ type Options struct {
 	// Observer, when set, hears every reservation (metrics: the OpenTelemetry adapter
 	// implements it).
 	Observer Observer
+	// Floor, when positive, is the highest ID already issued for the tag by the system
+	// this allocator continues (another service, a table's max(id)): a block that does
+	// not start above it is refused with a *FloorError and none of its IDs is served.
+	Floor int64
 }
 
 // Observer hears an Allocator's reservations. Reserved is called once per reservation,
@@ -132,7 +136,7 @@ type Allocator struct {
 	cur        Range         // cur.First is the next ID; empty when First > Last
 	prefetchAt int64         // handing out an ID at or above this reserves the next block
 	next       *Range        // a reserved block waiting its turn
-	high       int64         // the last ID of the latest block received
+	high       int64         // the last ID of the latest block received (Options.Floor before any)
 	fetching   chan struct{} // non-nil while a reservation runs; closed when it ends
 	err        error         // the latest reservation's error, nil after a success
 	errAt      time.Time
@@ -189,7 +193,10 @@ func New(store Store, tag string, opts Options) (*Allocator, error) {
 		return nil, fmt.Errorf("%w for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
 			ErrInvalidOptions, tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry)
 	}
-	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}}, nil
+	if o.Floor < 0 {
+		return nil, fmt.Errorf("%w for tag %q: floor %d is negative", ErrInvalidOptions, tag, o.Floor)
+	}
+	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}, high: o.Floor}, nil
 }
 
 // Timeless reports true: the IDs are counters with no time in them, so a generated type's
@@ -252,7 +259,7 @@ func (a *Allocator) NextInt64(ctx context.Context) (int64, error) {
 	a.mu.Lock()
 	if a.cur.First <= a.cur.Last {
 		id := a.cur.First
-		a.cur.First++
+		a.cur.First += a.cur.step()
 		if id >= a.prefetchAt {
 			a.prefetch()
 		}
@@ -283,11 +290,11 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 	defer a.mu.Unlock()
 	for n > 0 {
 		if avail := a.cur.Len(); avail > 0 {
-			k := min(int64(n), avail)
+			k, st := min(int64(n), avail), a.cur.step()
 			for i := range k {
-				dst = append(dst, a.cur.First+i)
+				dst = append(dst, a.cur.First+i*st)
 			}
-			a.cur.First += k
+			a.cur.First += k * st
 			n -= int(k)
 			if a.cur.First > a.prefetchAt {
 				a.prefetch()
@@ -304,7 +311,8 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 // NextRange hands out up to n consecutive IDs, r.First through r.Last, at a cost that does
 // not depend on n: all that is left of the current block when that is fewer than n, so a
 // range never spans two blocks. It waits for a reservation only when nothing is
-// buffered, as NextInt64 does, and fails as it does. n must be positive.
+// buffered, as NextInt64 does, and fails as it does. n must be positive. From a block
+// with a stride (tinyid's interleaved IDs) each range is one ID.
 func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	if n <= 0 {
 		return Range{}, fmt.Errorf("segment: NextRange of %d IDs of tag %q: want a positive count", n, a.tag)
@@ -314,8 +322,11 @@ func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	for {
 		if avail := a.cur.Len(); avail > 0 {
 			k := min(n, avail)
+			if a.cur.step() > 1 {
+				k = 1 // the next ID is not next to this one
+			}
 			r := Range{First: a.cur.First, Last: a.cur.First + k - 1}
-			a.cur.First += k
+			a.cur.First += k * a.cur.step()
 			if a.cur.First > a.prefetchAt {
 				a.prefetch()
 			}
@@ -361,7 +372,7 @@ func (a *Allocator) refill(ctx context.Context) error {
 // use makes r the current block.
 func (a *Allocator) use(r Range) {
 	a.cur, a.curSize = r, r.Len()
-	a.prefetchAt = r.First + int64(float64(r.Len())*a.o.Threshold)
+	a.prefetchAt = r.First + int64(float64(r.Last-r.First+1)*a.o.Threshold)
 }
 
 // backingOff reports whether the latest reservation failed less than Retry ago.
@@ -432,6 +443,9 @@ func (a *Allocator) file(r Range, err error, at attempt, took time.Duration) err
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.fetching = nil
+	if err == nil && a.o.Floor > 0 && r.First <= a.o.Floor {
+		err = &FloorError{Tag: a.tag, Floor: a.o.Floor, Block: r}
+	}
 	if err == nil && (r.First > r.Last || r.First <= a.high) {
 		// A store that moved back (a Redis restarted without its data) would repeat IDs.
 		err = fmt.Errorf("segment: tag %q: the store returned block [%d, %d], not above %d already reserved", a.tag, r.First, r.Last, a.high)

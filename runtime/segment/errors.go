@@ -13,7 +13,30 @@ var (
 	ErrInvalidOptions = errors.New("segment: invalid options")
 	// ErrTagExists is matched by the error of a store's Create for a tag it has already.
 	ErrTagExists = errors.New("segment: tag exists")
+	// ErrBelowFloor is matched by every *FloorError.
+	ErrBelowFloor = errors.New("segment: block not above the floor")
 )
+
+// FloorError reports a block that does not start above Options.Floor, the highest ID
+// already issued for the tag: serving it would repeat IDs. It matches ErrBelowFloor.
+type FloorError struct {
+	// Tag is the allocator's business tag.
+	Tag string
+	// Floor is the highest ID already issued.
+	Floor int64
+	// Block is the block the store returned.
+	Block Range
+}
+
+// Error implements error.
+func (e *FloorError) Error() string {
+	return fmt.Sprintf("segment: tag %q: the store's block [%d, %d] does not start above the floor %d (the highest ID already issued): "+
+		"move the tag's counter (max_id) up to at least %d, never down (SQL.Create starts a new tag at %d), or correct the floor",
+		e.Tag, e.Block.First, e.Block.Last, e.Floor, e.Floor, e.Floor+1)
+}
+
+// Is reports whether target is ErrBelowFloor.
+func (e *FloorError) Is(target error) bool { return target == ErrBelowFloor }
 
 // UnavailableError is returned by an Allocator whose buffered IDs have run out while the
 // store cannot reserve a block. It matches ErrUnavailable and wraps the store's error.

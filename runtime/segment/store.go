@@ -2,13 +2,25 @@ package segment
 
 import "context"
 
-// Range is a block of IDs reserved for one process: First through Last, both included.
+// Range is a block of IDs reserved for one process: First through Last, both included,
+// every Stride-th (every one when Stride is 0 or 1). A stride above 1 comes from a store
+// whose databases interleave their IDs (tinyid's delta and remainder).
 type Range struct {
 	First, Last int64
+	// Stride is the distance between two IDs of the block: 0 or 1 for consecutive IDs.
+	Stride int64
 }
 
+// step returns the distance between two IDs of r.
+func (r Range) step() int64 { return max(1, r.Stride) }
+
 // Len returns the number of IDs in r.
-func (r Range) Len() int64 { return r.Last - r.First + 1 }
+func (r Range) Len() int64 {
+	if r.Last < r.First {
+		return r.Last - r.First + 1
+	}
+	return (r.Last-r.First)/r.step() + 1
+}
 
 // Store reserves blocks of IDs per tag in a shared place.
 //

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var fuzzLayouts = []Layout{Classic(), ClassicDC(), Sonyflake(), JSONSafe()}
+var fuzzLayouts = []Layout{Classic(), ClassicDC(), Sonyflake(), JSONSafe(), Leaf(), Twitter(), SonyflakeV1(), UIDGenerator()}
 
 // FuzzDecode: any int64 either decodes into parts that compose back into it, under every
 // preset, or is refused with ErrInvalidID.

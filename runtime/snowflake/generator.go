@@ -44,6 +44,12 @@ type Options struct {
 	// last time a previous holder of the same worker ID issued (Generator.Last). A clock
 	// behind it is treated as a rollback.
 	After time.Time
+	// Floor, when set, is the highest ID already issued by the system this generator
+	// continues (an earlier layout, another service, a table's max(id)): New refuses to
+	// start, with a *FloorError, when the clock's tick is behind the floor's time field
+	// (CheckFloor), and every ID is stamped in a later tick than the floor's, so above
+	// it, even if the clock later goes back.
+	Floor ID
 	// Observer, when set, receives the generator's events.
 	Observer Observer
 	// Gate, when set, bounds the IDs issued: only IDs stamped before its deadline, and
@@ -60,9 +66,10 @@ type Options struct {
 // the value it replaced, up to the value it installed (one pair for Next, a span for
 // NextN). Every such swap moves state strictly up, and a caller whose swap fails reads
 // state again, so the intervals of two swaps never overlap, whatever the clock does. The
-// worker field is the generator's own, and New starts state at Options.After's tick with
-// its sequence used up, so the first ID is in a later tick. Nothing else decides
-// uniqueness: the other atomics below only choose how far up state moves, or report.
+// worker field is the generator's own, and New starts state at the later of Options.After's
+// tick and Options.Floor's with its sequence used up, so the first ID is in a later tick.
+// Nothing else decides uniqueness: the other atomics below only choose how far up state
+// moves, or report.
 //
 // Why a gated generator stamps nothing at or after its gate's deadline: the last tick a
 // swap would take is compared with the deadline's last tick (gateLast) first. Why it
@@ -147,6 +154,9 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 	if !now.Before(layout.End()) {
 		return nil, fmt.Errorf("snowflake: layout %v ended at %s: %w", layout, layout.End().UTC().Format(time.RFC3339), ErrLifetimeOver)
 	}
+	if err := CheckFloor(layout, opts.Floor, now); err != nil {
+		return nil, err
+	}
 	g := &Generator{
 		layout:    layout,
 		worker:    worker,
@@ -195,6 +205,9 @@ func New(layout Layout, worker int64, opts Options) (*Generator, error) {
 	floor := int64(-1)
 	if !opts.After.IsZero() {
 		floor = min(layout.Tick(opts.After), g.maxTick)
+	}
+	if opts.Floor > 0 {
+		floor = max(floor, int64(opts.Floor)>>g.timeShift)
 	}
 	g.state.Store(g.pack(floor, g.seqMask))
 	g.issued.Store(-int64(g.seqMask)) // none issued

@@ -190,7 +190,7 @@ func (l Layout) Worker(datacenter, machine int64) (int64, error) {
 
 // String describes the layout, as in "41/10/12 bits of 1ms from 2025-01-01T00:00:00Z".
 func (l Layout) String() string {
-	s := fmt.Sprintf("%d/%d/%d bits of %v from %s", l.TimeBits, l.WorkerBits, l.SeqBits, l.Unit, l.Epoch.UTC().Format(time.RFC3339))
+	s := fmt.Sprintf("%d/%d/%d bits of %v from %s", l.TimeBits, l.WorkerBits, l.SeqBits, l.Unit, l.Epoch.UTC().Format(time.RFC3339Nano))
 	if l.DatacenterBits > 0 {
 		s += fmt.Sprintf(", worker split %d+%d", l.DatacenterBits, l.WorkerBits-l.DatacenterBits)
 	}

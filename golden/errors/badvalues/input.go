@@ -3,7 +3,7 @@ package badvalues
 //idgen:snowflake json=text
 type A int64
 
-//idgen:snowflake layout=twitter
+//idgen:snowflake layout=twitterish
 type B int64
 
 //idgen:number check=maybe

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/runtime/lease"
+	"github.com/idgen/idgen/runtime/snowflake"
 )
 
 // Suite describes a lease.Backend to RunBackend.
@@ -63,6 +64,19 @@ func RunBackend(t *testing.T, s Suite) {
 	t.Run("contract", func(t *testing.T) { contract(t, s, s.Open(t)) })
 	t.Run("concurrent", func(t *testing.T) { concurrentAcquire(t, s.Open(t)) })
 	t.Run("dense", func(t *testing.T) { lowestFree(t, s.Open(t)) })
+	t.Run("range", func(t *testing.T) {
+		b := s.Open(t)
+		rb, ok := b.(lease.RangeBackend)
+		if !ok {
+			// It leases from 0 up: a Lease refuses a MinWorker on it.
+			_, err := lease.Acquire(context.Background(), b, lease.Config{Layout: snowflake.Classic(), MinWorker: 8})
+			if err == nil || !strings.Contains(err.Error(), "lease: MinWorker 8 needs a backend that claims within a range") {
+				t.Fatalf("MinWorker on %T: %v", b, err)
+			}
+			return
+		}
+		workerRange(t, rb)
+	})
 }
 
 func contract(t *testing.T, s Suite, b lease.Backend) {
@@ -240,5 +254,51 @@ func lowestFree(t *testing.T, b lease.Backend) {
 		if err != nil || c.Worker != want {
 			t.Fatalf("acquire = %d, %v; want %d", c.Worker, err, want)
 		}
+	}
+}
+
+// workerRange checks a RangeBackend keeps a new fleet's claims within its range and off
+// the old fleet's IDs below it.
+func workerRange(t *testing.T, b lease.RangeBackend) {
+	ctx := context.Background()
+	const ttl = time.Minute
+	old, err := b.Acquire(ctx, 4, lease.NewToken(), ttl)
+	if err != nil || old.Worker != 0 {
+		t.Fatalf("old fleet's claim = %+v, %v", old, err)
+	}
+	for want := int64(5); want <= 7; want++ {
+		c, err := b.AcquireRange(ctx, 5, 7, lease.NewToken(), ttl)
+		if err != nil || c.Worker != want {
+			t.Fatalf("AcquireRange(5, 7) = %+v, %v; want worker %d", c, err, want)
+		}
+	}
+	_, err = b.AcquireRange(ctx, 5, 7, lease.NewToken(), ttl)
+	var all *lease.AllTakenError
+	if !errors.As(err, &all) || all.Min != 5 || all.Max != 7 || err.Error() != "lease: every worker ID in [5, 7] is held" {
+		t.Fatalf("AcquireRange with [5, 7] held = %v, want \"lease: every worker ID in [5, 7] is held\"", err)
+	}
+	// The old fleet's range still has 1 to 4 free: the new fleet's claims did not take them.
+	if c, err := b.Acquire(ctx, 4, lease.NewToken(), ttl); err != nil || c.Worker != 1 {
+		t.Fatalf("old fleet's second claim = %+v, %v; want worker 1", c, err)
+	}
+	if _, err := b.AcquireRange(ctx, 3, 2, lease.NewToken(), ttl); err == nil {
+		t.Fatal("AcquireRange(3, 2) succeeded")
+	}
+	acquired := make(chan int64, 1)
+	l, err := lease.Acquire(ctx, b, lease.Config{Layout: snowflake.Classic(), MinWorker: 8, MaxWorker: 9, TTL: time.Minute,
+		OnEvent: func(e lease.Event) {
+			if e.Kind == lease.Acquired {
+				select {
+				case acquired <- e.Worker:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if w := <-acquired; w != 8 {
+		t.Fatalf("Lease with MinWorker 8 acquired worker %d", w)
 	}
 }

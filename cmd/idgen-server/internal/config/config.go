@@ -56,6 +56,13 @@ const (
 	KindTypeID    = "typeid"
 )
 
+// Schemas of a segment tag's table.
+const (
+	SchemaIdgen  = "idgen"
+	SchemaLeaf   = "leaf"
+	SchemaTinyid = "tinyid"
+)
+
 // Types of stores.
 const (
 	StoreSQLite   = "sqlite"
@@ -191,9 +198,14 @@ type Store struct {
 
 // Snowflake configures the one generator of snowflake and number tags.
 type Snowflake struct {
-	// Layout is classic, classic-dc, sonyflake or jsonsafe.
-	Layout string `yaml:"layout"`
-	Lease  Lease  `yaml:"lease"`
+	// Layout is a preset (classic, classic-dc, sonyflake, jsonsafe, leaf, twitter,
+	// bwmarrin, sonyflake-v1, sonyflake-v2, uid-generator) or the layout in full (see
+	// LayoutText).
+	Layout LayoutText `yaml:"layout"`
+	// Floor is the highest ID the system being continued issued under this layout (see
+	// Floor): the generator refuses to start unless its next ID is above it.
+	Floor *Floor `yaml:"floor"`
+	Lease Lease  `yaml:"lease"`
 }
 
 // Lease says where the worker ID comes from: a store, or a static Worker.
@@ -206,6 +218,10 @@ type Lease struct {
 	Skew   time.Duration `yaml:"skew"`
 	// MaxWorker bounds the worker IDs leased; the layout's maximum if 0.
 	MaxWorker int64 `yaml:"max_worker"`
+	// MinWorker is the lowest worker ID leased (0 if unset): with MaxWorker it keeps this
+	// fleet off the worker IDs the old service's machines use during a switch. Above 0 it
+	// needs an SQL lease store.
+	MinWorker int64 `yaml:"min_worker"`
 }
 
 // Tag is one business tag.
@@ -225,6 +241,17 @@ type Tag struct {
 	Time   string `yaml:"time"`
 	Zone   string `yaml:"zone"`
 	Check  bool   `yaml:"check"`
+	// Schema, for a segment tag, is whose table holds its counter: idgen (the store's
+	// segment table, the default), leaf (Leaf's leaf_alloc, whose row biz_tag = name the
+	// tag takes blocks from beside Leaf) or tinyid (tinyid's tiny_id_info, biz_type =
+	// name, with its delta and remainder); leaf and tinyid need a postgres or mysql store.
+	// Table names the peer's table when it is not the peer's default.
+	Schema string `yaml:"schema"`
+	Table  string `yaml:"table"`
+	// Floor is the highest ID already issued for the tag by the system it continues: a
+	// segment tag refuses to start unless its first block starts above it. On a snowflake
+	// or number tag it adds to snowflake.floor (the generator is shared).
+	Floor *Floor `yaml:"floor"`
 }
 
 // Error is a configuration refused: Source (a file, "default", a flag or an
@@ -346,21 +373,6 @@ func fieldErr(field, format string, args ...any) error {
 	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Layout returns the snowflake layout named s.
-func Layout(s string) (snowflake.Layout, error) {
-	switch s {
-	case "", "classic":
-		return snowflake.Classic(), nil
-	case "classic-dc":
-		return snowflake.ClassicDC(), nil
-	case "sonyflake":
-		return snowflake.Sonyflake(), nil
-	case "jsonsafe":
-		return snowflake.JSONSafe(), nil
-	}
-	return snowflake.Layout{}, fmt.Errorf("unknown layout %q (want classic, classic-dc, sonyflake or jsonsafe)", s)
-}
-
 // ValidTagName checks name as the name of a tag, configured or created at run time.
 func ValidTagName(name string) error {
 	if !tagNameRE.MatchString(name) {
@@ -478,6 +490,9 @@ func (c *Config) check() error {
 			return fieldErr(field+".name", "tag %q is configured twice", t.Name)
 		}
 		names[t.Name] = true
+		if err := c.checkFloor(field+".floor", t.Floor); err != nil {
+			return err
+		}
 		switch t.Kind {
 		case KindSnowflake:
 			needSnowflake = field
@@ -499,11 +514,26 @@ func (c *Config) check() error {
 			if t.Step < 0 || t.MinStep < 0 || t.MaxStep < 0 {
 				return fieldErr(field+".step", "steps must not be negative")
 			}
+			switch t.Schema {
+			case "", SchemaIdgen:
+				if t.Table != "" {
+					return fieldErr(field+".table", "a tag on idgen's own table uses the store's segment_table: table names a peer's (schema leaf or tinyid)")
+				}
+			case SchemaLeaf, SchemaTinyid:
+				if s.Type != StorePostgres && s.Type != StoreMySQL {
+					return fieldErr(field+".schema", "%s's table is on postgres or mysql, and store %q is %s", t.Schema, t.Store, s.Type)
+				}
+				if t.Table != "" && sqldb.CheckTable(t.Table) != nil {
+					return fieldErr(field+".table", "%q: want name or schema.name, each 1 to 63 ASCII letters, digits or '_', not starting with a digit", t.Table)
+				}
+			default:
+				return fieldErr(field+".schema", "unknown schema %q (want idgen, leaf or tinyid)", t.Schema)
+			}
 		case KindNumber:
 			needSnowflake = field
 			layout := snowflake.Classic()
 			if c.Snowflake != nil {
-				if l, err := Layout(c.Snowflake.Layout); err == nil {
+				if l, err := Layout(string(c.Snowflake.Layout)); err == nil {
 					layout = l
 				}
 			}
@@ -518,11 +548,16 @@ func (c *Config) check() error {
 			if _, err := number.Compile(spec); err != nil {
 				return fieldErr(field, "%v", err)
 			}
-		case KindTypeID:
+		case KindTypeID, KindUUID7:
+			if t.Floor != nil {
+				return fieldErr(field+".floor", "a %s tag's IDs are random, not counted: a floor applies to snowflake, number and segment tags", t.Kind)
+			}
+			if t.Kind == KindUUID7 {
+				break
+			}
 			if err := typeid.ValidPrefix(t.Prefix); err != nil {
 				return fieldErr(field+".prefix", "%v", err)
 			}
-		case KindUUID7:
 		case "":
 			return fieldErr(field+".kind", "empty: want snowflake, segment, number, uuid7 or typeid")
 		default:
@@ -547,9 +582,12 @@ func (c *Config) check() error {
 		if sf.Layout == "" {
 			sf.Layout = DefaultLayout
 		}
-		layout, err := Layout(sf.Layout)
+		layout, err := Layout(string(sf.Layout))
 		if err != nil {
 			return fieldErr("snowflake.layout", "%v", err)
+		}
+		if err := c.checkFloor("snowflake.floor", sf.Floor); err != nil {
+			return err
 		}
 		l := sf.Lease
 		switch {
@@ -564,6 +602,22 @@ func (c *Config) check() error {
 		default:
 			if _, ok := c.Stores[l.Store]; !ok {
 				return fieldErr("snowflake.lease.store", "no store named %q under stores", l.Store)
+			}
+		}
+		maxW := l.MaxWorker
+		if maxW == 0 {
+			maxW = layout.MaxWorker()
+		}
+		switch {
+		case l.MaxWorker < 0 || l.MaxWorker > layout.MaxWorker():
+			return fieldErr("snowflake.lease.max_worker", "%d out of range [0, %d] of layout %s", l.MaxWorker, layout.MaxWorker(), sf.Layout)
+		case l.MinWorker < 0 || l.MinWorker > maxW:
+			return fieldErr("snowflake.lease.min_worker", "%d out of range [0, max_worker %d]", l.MinWorker, maxW)
+		case l.Worker != nil && (*l.Worker < l.MinWorker || (l.MaxWorker > 0 && *l.Worker > l.MaxWorker)):
+			return fieldErr("snowflake.lease.worker", "%d is outside min_worker %d to max_worker %d", *l.Worker, l.MinWorker, maxW)
+		case l.MinWorker > 0 && l.Store != "":
+			if t := c.Stores[l.Store].Type; t != StoreSQLite && t != StorePostgres && t != StoreMySQL {
+				return fieldErr("snowflake.lease.min_worker", "store %q is %s, which leases worker IDs from 0 up: a range starting above 0 needs an sqlite, postgres or mysql lease store", l.Store, t)
 			}
 		}
 		if l.TTL < 0 || l.Margin < 0 || l.Skew < 0 {

@@ -42,8 +42,38 @@ func TestBadField(t *testing.T) {
 			`config: x.yaml:6: field leas not found`},
 		{"segment store missing", strings.Replace(good, "store: local\n", "store: nowhere\n", 1),
 			`config: x.yaml:12: tags[1].store: no store named "nowhere"`},
-		{"bad layout", strings.Replace(good, "layout: classic", "layout: twitter", 1),
-			`config: x.yaml:5: snowflake.layout: unknown layout "twitter"`},
+		{"bad layout", strings.Replace(good, "layout: classic", "layout: twitterish", 1),
+			`config: x.yaml:5: snowflake.layout: unknown layout "twitterish" (want classic, classic-dc, sonyflake, jsonsafe, leaf, twitter, bwmarrin, sonyflake-v1, sonyflake-v2, uid-generator, or fields`},
+		{"layout fields", strings.Replace(good, "layout: classic", "layout: {epoch: 1288834974657, unit: 1ms, bits: 41/10}", 1),
+			`config: x.yaml:5: snowflake.layout: layout "epoch=1288834974657,unit=1ms,bits=41/10": bits "41/10": want time/worker/sequence, as 41/10/12`},
+		{"layout bits", strings.Replace(good, "layout: classic", "layout: {preset: leaf, bits: 41/10/11}", 1),
+			`config: x.yaml:5: snowflake.layout: invalid layout: TimeBits+WorkerBits+SeqBits 41+10+11 = 62 bits, want 63`},
+		{"negative floor", strings.Replace(good, "layout: classic", "layout: classic\n  floor: -5", 1),
+			`config: x.yaml:6: snowflake.floor: -5 is negative`},
+		{"floor not a number", strings.Replace(good, "layout: classic", "layout: classic\n  floor: lots", 1),
+			`config: x.yaml:6: floor "lots": want the highest ID issued`},
+		{"floor query without store", strings.Replace(good, "layout: classic", "layout: classic\n  floor: {query: SELECT max(id) FROM orders}", 1),
+			`config: x.yaml:6: snowflake.floor.store: empty: name the SQL store the query runs on`},
+		{"floor query on redis", strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite}\n  r: {type: redis, dsn: 'redis://x'}", 1) + "    floor: {store: r, query: SELECT 1}\n",
+			`config: x.yaml:14: tags[1].floor.store: store "r" is redis: a floor query runs on sqlite, postgres or mysql`},
+		{"floor query not a select", good + "    floor: {store: local, query: DELETE FROM orders}\n",
+			`config: x.yaml:13: tags[1].floor.query: "DELETE FROM orders": want a SELECT`},
+		{"floor on a uuid7 tag", good + "  - {name: u, kind: uuid7, floor: 5}\n",
+			`config: x.yaml:13: tags[2].floor: a uuid7 tag's IDs are random`},
+		{"leaf schema on sqlite", good + "    schema: leaf\n",
+			`config: x.yaml:13: tags[1].schema: leaf's table is on postgres or mysql, and store "local" is sqlite`},
+		{"unknown schema", good + "    schema: snowflake\n",
+			`config: x.yaml:13: tags[1].schema: unknown schema "snowflake" (want idgen, leaf or tinyid)`},
+		{"table on idgen's schema", good + "    table: leaf_alloc\n",
+			`config: x.yaml:13: tags[1].table: a tag on idgen's own table uses the store's segment_table`},
+		{"min worker above max", strings.Replace(good, "lease: {store: local}", "lease: {store: local, min_worker: 600, max_worker: 511}", 1),
+			`config: x.yaml:6: snowflake.lease.min_worker: 600 out of range [0, max_worker 511]`},
+		{"max worker beyond layout", strings.Replace(good, "lease: {store: local}", "lease: {store: local, max_worker: 1024}", 1),
+			`config: x.yaml:6: snowflake.lease.max_worker: 1024 out of range [0, 1023] of layout classic`},
+		{"static worker outside range", strings.Replace(good, "lease: {store: local}", "lease: {worker: 3, min_worker: 512}", 1),
+			`config: x.yaml:6: snowflake.lease.worker: 3 is outside min_worker 512 to max_worker 1023`},
+		{"min worker on redis", strings.Replace(strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite}\n  r: {type: redis, dsn: 'redis://x'}", 1), "lease: {store: local}", "lease: {store: r, min_worker: 512}", 1),
+			`config: x.yaml:7: snowflake.lease.min_worker: store "r" is redis, which leases worker IDs from 0 up`},
 		{"duplicate tag", strings.Replace(good, "name: order", "name: id", 1),
 			`config: x.yaml:10: tags[1].name: tag "id" is configured twice`},
 		{"bad store type", strings.Replace(good, "type: sqlite", "type: mongo", 1),
@@ -91,6 +121,29 @@ func TestBadField(t *testing.T) {
 				t.Fatalf("got  %v\nwant %s...", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSwitchFields: a layout in full, floors as numbers and queries, a worker range.
+func TestSwitchFields(t *testing.T) {
+	y := strings.Replace(good, "layout: classic\n  lease: {store: local}", `layout: {preset: sonyflake-v1, epoch: 2020-01-01}
+  floor: 123456789
+  lease: {store: local, min_worker: 512, max_worker: 1023}`, 1) + "    floor: {store: local, query: SELECT max(id) FROM orders}\n"
+	c, err := Parse("x.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Layout(string(c.Snowflake.Layout))
+	if err != nil || l.Spec() != "epoch=2020-01-01T00:00:00Z,unit=10ms,bits=39/16/8,order=time-seq-worker" {
+		t.Fatalf("layout %q: %v, %v", c.Snowflake.Layout, l.Spec(), err)
+	}
+	if c.Snowflake.Floor.ID != 123456789 || c.Tags[1].Floor.Query != "SELECT max(id) FROM orders" || c.Snowflake.Lease.MinWorker != 512 {
+		t.Fatalf("%+v %+v %+v", c.Snowflake, c.Tags[1].Floor, c.Snowflake.Lease)
+	}
+	for _, name := range []string{"leaf", "Classic-DC", "classicdc", "uid-generator", "epoch=1288834974657,unit=1ms,bits=41/10/12"} {
+		if _, err := Parse("x.yaml", []byte(strings.Replace(good, "layout: classic", "layout: "+name, 1))); err != nil {
+			t.Errorf("layout %s: %v", name, err)
+		}
 	}
 }
 

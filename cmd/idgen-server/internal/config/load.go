@@ -62,7 +62,8 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	fs.BoolVar(&ov.console, "console", true, "serve the web console at / (overrides console.enabled)")
 	fs.StringVar(&ov.corsOrigins, "cors-origins", "", "`origins` (comma-separated, or *) whose pages may call the API from a browser (overrides cors.allowed_origins)")
 	fs.Usage = func() {
-		fmt.Fprintf(usage, "usage: idgen-server [flags]\n\nServes IDs over gRPC, gRPC-Web, Connect and Leaf's HTTP paths on one port.\nEvery flag can also be set by its environment variable, IDGEN_ and the flag's name\nin capitals with '_' for '-' (IDGEN_LISTEN, IDGEN_TOKEN); flags win.\n\n")
+		fmt.Fprintf(usage, "usage: idgen-server [flags]\n\nServes IDs over gRPC, gRPC-Web, Connect and Leaf's HTTP paths on one port.\nEvery flag can also be set by its environment variable, IDGEN_ and the flag's name\nin capitals with '_' for '-' (IDGEN_LISTEN, IDGEN_TOKEN); flags win.\n\n"+
+			"idgen-server check -h: read the system being replaced (Leaf, tinyid, bwmarrin, sonyflake,\nan auto-increment table) and print the configuration that continues it.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -200,8 +201,19 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	var snow snowflakeSource
 	var layout snowflake.Layout
 	if sf := cfg.Snowflake; sf != nil {
-		layout, _ = config.Layout(sf.Layout)
+		layout, _ = config.Layout(string(sf.Layout))
 		opts := snowflake.Options{Observer: &s.issued}
+		floor, err := s.snowflakeFloor(ctx, cfg, open)
+		if err != nil {
+			return nil, err
+		}
+		if err := snowflake.CheckFloor(layout, snowflake.ID(floor), time.Now()); err != nil {
+			return nil, fmt.Errorf("server: snowflake.layout: %w", err)
+		}
+		opts.Floor = snowflake.ID(floor)
+		if floor > 0 {
+			log.Info("snowflake floor", "floor", floor, "layout", layout.Spec())
+		}
 		if w := sf.Lease.Worker; w != nil {
 			if s.static, err = snowflake.New(layout, *w, opts); err != nil {
 				return nil, fmt.Errorf("server: snowflake: %w", err)
@@ -218,7 +230,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				return nil, fmt.Errorf("server: snowflake.lease.store %q: %w", sf.Lease.Store, err)
 			}
 			lcfg := lease.Config{
-				Layout: layout, Options: opts, MaxWorker: sf.Lease.MaxWorker,
+				Layout: layout, Options: opts, MinWorker: sf.Lease.MinWorker, MaxWorker: sf.Lease.MaxWorker,
 				TTL: sf.Lease.TTL, Margin: sf.Lease.Margin, Skew: sf.Lease.Skew,
 				OnEvent: func(e lease.Event) {
 					s.leaseSt.onEvent(e)
@@ -254,11 +266,20 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			if err != nil {
 				return nil, err
 			}
-			ss, err := st.segmentStore(ctx)
+			var ss segment.Store
+			if tc.Schema == config.SchemaLeaf || tc.Schema == config.SchemaTinyid {
+				ss, err = st.peerStore(tc.Schema, tc.Table)
+			} else {
+				ss, err = st.segmentStore(ctx)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
-			if t, err = s.newSegmentTag(tc.Name, tc.Store, ss, segment.Options{Step: tc.Step, MinStep: tc.MinStep, MaxStep: tc.MaxStep}, false); err != nil {
+			floor, err := s.floor(ctx, tc.Floor, open)
+			if err != nil {
+				return nil, fmt.Errorf("server: tag %q: floor: %w", tc.Name, err)
+			}
+			if t, err = s.newSegmentTag(tc.Name, tc.Store, ss, segment.Options{Step: tc.Step, MinStep: tc.MinStep, MaxStep: tc.MaxStep, Floor: floor}, false); err != nil {
 				return nil, err
 			}
 		}
@@ -301,10 +322,17 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	for _, t := range s.tagList() {
 		if t.alloc != nil {
 			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
-			if err := t.alloc.Fill(wctx); err != nil {
+			err := t.alloc.Fill(wctx)
+			cancel()
+			if fe := (*segment.FloorError)(nil); errors.As(err, &fe) {
+				return nil, fmt.Errorf("server: tag %q: %w", t.name, fe)
+			}
+			if ce := (*segment.ColumnError)(nil); errors.As(err, &ce) {
+				return nil, fmt.Errorf("server: tag %q: %w", t.name, ce)
+			}
+			if err != nil {
 				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
 			}
-			cancel()
 		}
 	}
 	s.mux = s.routes()
@@ -717,4 +745,53 @@ func publicError(err error) string {
 		return "the store did not answer in time"
 	}
 	return "the store call failed (the cause is in the server's log)"
+}
+
+// floor returns the value of f: its number, or its query's result on its store (0 for
+// NULL, an empty table).
+func (s *Server) floor(ctx context.Context, f *config.Floor, open func(string) (*store, error)) (int64, error) {
+	if f == nil {
+		return 0, nil
+	}
+	if f.Query == "" {
+		return f.ID, nil
+	}
+	st, err := open(f.Store)
+	if err != nil {
+		return 0, err
+	}
+	if st.db == nil {
+		return 0, fmt.Errorf("store %q is not an SQL store", f.Store)
+	}
+	qctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	var v sql.NullInt64
+	if err := st.db.QueryRowContext(qctx, f.Query).Scan(&v); err != nil {
+		return 0, fmt.Errorf("%s: %w", f, err)
+	}
+	if v.Int64 < 0 {
+		return 0, fmt.Errorf("%s returned %d: want the highest ID issued, not negative", f, v.Int64)
+	}
+	s.log.Info("floor read", "query", f.Query, "store", f.Store, "floor", v.Int64)
+	return v.Int64, nil
+}
+
+// snowflakeFloor returns the highest of snowflake.floor and the floors of the snowflake
+// and number tags, which share the one generator.
+func (s *Server) snowflakeFloor(ctx context.Context, cfg *config.Config, open func(string) (*store, error)) (int64, error) {
+	top, err := s.floor(ctx, cfg.Snowflake.Floor, open)
+	if err != nil {
+		return 0, fmt.Errorf("server: snowflake.floor: %w", err)
+	}
+	for _, tc := range cfg.Tags {
+		if tc.Kind != config.KindSnowflake && tc.Kind != config.KindNumber {
+			continue
+		}
+		f, err := s.floor(ctx, tc.Floor, open)
+		if err != nil {
+			return 0, fmt.Errorf("server: tag %q: floor: %w", tc.Name, err)
+		}
+		top = max(top, f)
+	}
+	return top, nil
 }

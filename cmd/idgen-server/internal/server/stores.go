@@ -140,6 +140,17 @@ func (s *store) registry(ctx context.Context) (registry.Store, error) {
 	return nil, fmt.Errorf("server: store %q cannot hold the servers' records", s.name)
 }
 
+// peerStore returns the segment store on a peer's table in s: Leaf's or tinyid's.
+func (s *store) peerStore(schema, table string) (segment.Store, error) {
+	if s.db == nil {
+		return nil, fmt.Errorf("server: store %q is not an SQL store: %s's table needs postgres or mysql", s.name, schema)
+	}
+	if schema == config.SchemaLeaf {
+		return segment.NewLeaf(s.db, s.dialect(), segment.PeerOptions{Table: table})
+	}
+	return segment.NewTinyid(s.db, s.dialect(), segment.PeerOptions{Table: table})
+}
+
 // segmentStore returns the segment store on s.
 func (s *store) segmentStore(ctx context.Context) (segment.Store, error) {
 	switch {

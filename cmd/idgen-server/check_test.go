@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/runtime/snowflake"
+)
+
+// TestCheck: check prints the configuration that continues an old system (Leaf's layout
+// and last ID, its fleet's worker IDs, an auto-increment table's max(id), Leaf's segment
+// rows), the printed configuration passes check -config, and check -config refuses one
+// that would go backwards or overlap, saying what to change.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	leafLast, err := snowflake.Leaf().Compose(snowflake.Parts{Tick: snowflake.Leaf().Tick(now.Add(-time.Second)), Worker: 300, Seq: 17})
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor := leafLast.String()
+	check := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		err := runCheck(args, &out, &errOut)
+		return out.String() + errOut.String(), err
+	}
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+
+	out, err := check("-layout", "leaf", "-floor", floor, "-workers", "0-511")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"  layout: leaf\n", "  floor: " + floor + "\n", "    min_worker: 512  # the old fleet has 0-511\n    max_worker: 1023\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("check output lacks %q:\n%s", w, out)
+		}
+	}
+	// The printed configuration, with a store and a tag, is one check accepts.
+	printed := strings.Replace(out, "store: old", "store: local", 1)
+	good := write("good.yaml", "listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\n"+printed+"tags:\n  - {name: id, kind: snowflake}\n")
+	if _, err := config.Parse(good, []byte(mustRead(t, good))); err != nil {
+		t.Fatalf("printed configuration: %v\n%s", err, mustRead(t, good))
+	}
+	if out, err := check("-config", good, "-floor", floor, "-workers", "0-511"); err != nil || !strings.Contains(out, "continues the old system") {
+		t.Fatalf("check -config of the printed configuration: %v\n%s", err, out)
+	}
+
+	base := "listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\nsnowflake:\n  layout: %s\n  lease: {store: local%s}\ntags:\n  - {name: id, kind: snowflake}\n"
+	for _, tc := range []struct {
+		name, layout, lease string
+		want                []string
+	}{
+		{"classic goes backwards", "classic", "", []string{
+			"does not continue the old system:\n  snowflake.layout: snowflake: floor " + floor + " (the highest ID already issued) is not below the next ID of layout classic",
+			"presets that continue above it: leaf, twitter, bwmarrin"}},
+		{"the old fleet's worker IDs", "leaf", "", []string{
+			"snowflake.lease: worker IDs [0, 1023] overlap the old fleet's [0, 511]: set snowflake.lease.min_worker: 512"}},
+		{"a range that still overlaps", "leaf", ", min_worker: 500", []string{
+			"snowflake.lease: worker IDs [500, 1023] overlap the old fleet's [0, 511]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := write(strings.ReplaceAll(tc.name, " ", "_")+".yaml", fmt.Sprintf(base, tc.layout, tc.lease))
+			out, err := check("-config", f, "-floor", floor, "-workers", "0-511")
+			if err == nil {
+				t.Fatalf("check accepted %s:\n%s", tc.name, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := check("-layout", "classic", "-floor", floor); !errors.Is(err, snowflake.ErrBelowFloor) {
+		t.Errorf("check -layout classic over Leaf's IDs: %v", err)
+	}
+	if _, err := check("-layout", "leaf", "-workers", "0-1023"); err == nil || !strings.Contains(err.Error(), "no worker ID is left for idgen") {
+		t.Errorf("check with the whole worker field taken: %v", err)
+	}
+
+	// From auto-increment: the table's max(id) is the floor, read by a query.
+	app := filepath.Join(dir, "app.db")
+	db, err := sql.Open("sqlite", app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE orders (id INTEGER PRIMARY KEY AUTOINCREMENT); INSERT INTO orders (id) VALUES (41), (42)"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = check("-dsn", app, "-floor-query", "SELECT max(id) FROM orders")
+	if err != nil || !strings.Contains(out, `  floor: {store: old, query: "SELECT max(id) FROM orders"}  # 42 now`) || !strings.Contains(out, "old: {type: sqlite") {
+		t.Fatalf("check of an auto-increment table: %v\n%s", err, out)
+	}
+}
+
+// TestCheckLeafTable: check lists Leaf's tags as segment tags on its rows, and refuses a
+// configuration that counts one of them on idgen's own table.
+func TestCheckLeafTable(t *testing.T) {
+	dsn := os.Getenv("IDGEN_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	table := "leaf_alloc_chk_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	for _, q := range []string{
+		"CREATE TABLE " + table + " (biz_tag varchar(128) NOT NULL PRIMARY KEY, max_id bigint NOT NULL DEFAULT 1, step integer NOT NULL, description varchar(256), update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+		"INSERT INTO " + table + " (biz_tag, max_id, step) VALUES ('orders', 7001, 1000), ('users', 1, 100)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if err := runCheck([]string{"-dsn", dsn, "-leaf-table", table}, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	if w := "  - {name: orders, kind: segment, store: old, schema: leaf, table: " + table + "}  # next ID 7001\n"; !strings.Contains(out.String(), w) {
+		t.Fatalf("output lacks %q:\n%s", w, out.String())
+	}
+	f := filepath.Join(t.TempDir(), "idgen.yaml")
+	os.WriteFile(f, []byte("listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\ntags:\n  - {name: orders, kind: segment, store: local}\n"), 0o644)
+	err = runCheck([]string{"-config", f, "-dsn", dsn, "-leaf-table", table}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), `tags[0] "orders": leaf's table `+table+` hands out this tag from 7001 on; a segment tag on another table would repeat its IDs: set kind: segment, schema: leaf`) {
+		t.Fatalf("check of a tag on idgen's table: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, f string) string {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
