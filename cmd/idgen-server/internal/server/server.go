@@ -80,7 +80,6 @@ type Server struct {
 	mux      *http.ServeMux
 	http     *http.Server
 	draining atomic.Bool
-	constant bool // ConstantForBenchmarks
 
 	// registry holds the records of the servers sharing the lease's store (named
 	// registryStore), and reg this one's record in it: both nil without a lease, reg nil
@@ -391,15 +390,6 @@ func logLease(log *slog.Logger, e lease.Event) {
 	}
 }
 
-// ConstantForBenchmarks makes Next, List, Range and Leaf's paths answer a constant after
-// the same checks (token, tag, count), issuing nothing: what is left is the transport's
-// own cost, the benchmarks' baseline. The IDs are NOT unique; never serve clients so.
-// Call it before Serve.
-func (s *Server) ConstantForBenchmarks() {
-	s.constant = true
-	s.mux = s.routes()
-}
-
 // Mux returns the ServeMux every handler hangs on: the API at /idgen.v1.IDService/,
 // health, reflection, /healthz, /readyz, /metrics and Leaf's /api/ paths. Mount more
 // (the console at "/") before serving.
@@ -451,11 +441,7 @@ func (s *Server) routes() *http.ServeMux {
 		connect.WithCompressMinBytes(CompressMinBytes),
 		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
 	}
-	var impl idgenv1connect.IDServiceHandler = &api{s: s}
-	if s.constant {
-		impl = &constantAPI{api{s: s}}
-	}
-	path, h := idgenv1connect.NewIDServiceHandler(impl, opts...)
+	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
 	mux.Handle(path, h)
 	checker := &healthChecker{s: s}
 	mux.Handle(grpchealth.NewHandler(checker))
