@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,6 +23,12 @@ import (
 
 // PeerTimeout bounds Fleet's call to each peer, and its listing of the lease store.
 const PeerTimeout = 2 * time.Second
+
+// MaxPeerStatusBytes caps the Status answer Fleet reads from a peer, compressed or not:
+// a Status of some thousand tags fits; a peer (or a record pointing anywhere) that
+// answers more costs this much memory and a row saying it answered badly, at most
+// MaxFleet times a view.
+const MaxPeerStatusBytes = 512 << 10
 
 // MaxFleet caps the instances Fleet lists besides this one: a lease store full of
 // records (written by mistake or on purpose) costs a bounded number of calls per view.
@@ -125,7 +132,7 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			if key != nil {
 				req.Header().Set(FleetHeader, fleetSignature(key, p.Address, time.Now().UnixMilli()))
 			}
-			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address).Status(cctx, req)
+			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address, connect.WithReadMaxBytes(MaxPeerStatusBytes)).Status(cctx, req)
 			if err != nil {
 				p.Reason = peerReason(err)
 				s.log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
@@ -153,15 +160,23 @@ func peerReason(err error) string {
 
 // peerClient returns the HTTP client of Fleet's calls: one for the server's life, so a
 // console refreshing its fleet page reuses connections instead of opening new ones each
-// time.
+// time. It follows no redirect (a peer's 3xx is its answer, an error: the call, its
+// signature and a Referer go nowhere else), uses no proxy from the environment, and
+// bounds each step by PeerTimeout besides the call's own deadline.
 func (s *Server) peerClient() *http.Client {
 	s.peerOnce.Do(func() {
-		s.peerHTTP = &http.Client{Transport: &http.Transport{
-			DialContext:         (&net.Dialer{Timeout: PeerTimeout}).DialContext,
-			TLSHandshakeTimeout: PeerTimeout,
-			MaxIdleConnsPerHost: 2,
-			IdleConnTimeout:     time.Minute,
-		}}
+		s.peerHTTP = &http.Client{
+			Transport: boundedBodies{&http.Transport{
+				DialContext:            (&net.Dialer{Timeout: PeerTimeout}).DialContext,
+				TLSHandshakeTimeout:    PeerTimeout,
+				ResponseHeaderTimeout:  PeerTimeout,
+				MaxResponseHeaderBytes: 16 << 10,
+				MaxIdleConnsPerHost:    2,
+				IdleConnTimeout:        time.Minute,
+			}},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			Timeout:       PeerTimeout,
+		}
 	})
 	return s.peerHTTP
 }
@@ -174,4 +189,38 @@ func urlKey(s string) string {
 		return s
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + u.Path
+}
+
+// errPeerTooLarge ends the read of a peer's answer longer than MaxPeerStatusBytes.
+var errPeerTooLarge = errors.New("server: the peer's answer is longer than MaxPeerStatusBytes")
+
+// boundedBodies cuts every answer's body at MaxPeerStatusBytes (and some bytes of
+// framing): connect's own limit reports an answer too large but reads it to its end
+// first, which a hostile peer makes endless.
+type boundedBodies struct{ rt http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := b.rt.RoundTrip(r)
+	if err == nil {
+		res.Body = &boundedBody{ReadCloser: res.Body, left: MaxPeerStatusBytes + 4<<10}
+	}
+	return res, err
+}
+
+// boundedBody is a body that fails once left bytes are read.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errPeerTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
