@@ -194,8 +194,11 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			return
 		}
 		name := r.PathValue("tag")
-		if _, known := s.tagNamed(name); !known && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
-			name = s.cfg.LeafSnowflakeTag // Leaf ignores the snowflake key
+		// Leaf ignores the snowflake key: a key that is no tag, or one the token does not
+		// grant, takes the leaf_snowflake_tag, so that a token limited to some tags gets
+		// the same answer for a tag that exists and one that does not.
+		if _, known := s.tagNamed(name); (!known || !g.Allows(name)) && kind == v1.Kind_KIND_SNOWFLAKE && s.cfg.LeafSnowflakeTag != "" {
+			name = s.cfg.LeafSnowflakeTag
 		}
 		t, err := s.lookup(g, name)
 		if err != nil {
