@@ -34,6 +34,17 @@ var defaultYAML []byte
 // Default returns the text of the embedded default configuration.
 func Default() []byte { return append([]byte(nil), defaultYAML...) }
 
+// Bounds of a segment tag's numbers, configured or created in the console: a counter at
+// MaxFirstID advancing by MaxStep at every reservation stays within int64 for more than
+// four billion reservations, so no store overflows it (SQLite would turn the counter
+// into a REAL, and no instance could read the tag again).
+const (
+	// MaxStep bounds a segment tag's step, min_step and max_step.
+	MaxStep = 1_000_000_000
+	// MaxFirstID bounds the first ID of a tag created in the console: 2^62.
+	MaxFirstID = 1 << 62
+)
+
 // Named defaults for fields left empty.
 const (
 	DefaultMaxCount        = 100_000
@@ -493,6 +504,14 @@ func (c *Config) check() error {
 			}
 			if t.Step < 0 || t.MinStep < 0 || t.MaxStep < 0 {
 				return fieldErr(field+".step", "steps must not be negative")
+			}
+			for _, f := range []struct {
+				name string
+				v    int64
+			}{{"step", t.Step}, {"min_step", t.MinStep}, {"max_step", t.MaxStep}} {
+				if f.v > MaxStep {
+					return fieldErr(field+"."+f.name, "%d: at most %d (MaxStep)", f.v, MaxStep)
+				}
 			}
 		case KindNumber:
 			needSnowflake = field
