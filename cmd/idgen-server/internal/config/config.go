@@ -49,6 +49,11 @@ const (
 const (
 	DefaultMaxCount        = 100_000
 	DefaultMaxRequestBytes = 64 << 10
+	// DefaultMaxConnections caps the connections served at once; more wait in the
+	// kernel's accept queue.
+	DefaultMaxConnections = 1024
+	// DefaultBodyTimeout bounds the reading of one request's body.
+	DefaultBodyTimeout = 10 * time.Second
 	DefaultDrain           = 10 * time.Second
 	DefaultLayout          = "classic"
 	// DefaultSQLiteFile is the file of an sqlite store with no dsn, in the user's
@@ -167,6 +172,12 @@ type Limits struct {
 	MaxCount int `yaml:"max_count"`
 	// MaxRequestBytes caps a request's body.
 	MaxRequestBytes int `yaml:"max_request_bytes"`
+	// MaxConnections caps the connections served at once (DefaultMaxConnections if 0):
+	// more wait to be accepted until one closes.
+	MaxConnections int `yaml:"max_connections"`
+	// BodyTimeout bounds the reading of a request's body from the end of its headers
+	// (DefaultBodyTimeout if 0): a caller sending it slowly is cut off.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
 }
 
 // Log configures the JSON log.
@@ -401,6 +412,18 @@ func (c *Config) check() error {
 	}
 	if c.Limits.MaxRequestBytes < 256 {
 		return fieldErr("limits.max_request_bytes", "%d: want at least 256", c.Limits.MaxRequestBytes)
+	}
+	if c.Limits.MaxConnections == 0 {
+		c.Limits.MaxConnections = DefaultMaxConnections
+	}
+	if c.Limits.MaxConnections < 1 {
+		return fieldErr("limits.max_connections", "%d: want at least 1", c.Limits.MaxConnections)
+	}
+	if c.Limits.BodyTimeout == 0 {
+		c.Limits.BodyTimeout = DefaultBodyTimeout
+	}
+	if c.Limits.BodyTimeout < 0 {
+		return fieldErr("limits.body_timeout", "%v is negative", c.Limits.BodyTimeout)
 	}
 	if c.Drain == 0 {
 		c.Drain = DefaultDrain

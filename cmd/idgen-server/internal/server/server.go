@@ -501,6 +501,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
+	ln = newLimitListener(ln, s.cfg.Limits.MaxConnections)
 	var p http.Protocols
 	p.SetHTTP1(true)
 	if tc != nil {
@@ -515,7 +516,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
-		Handler:           s.Handler(),
+		Handler:           s.bodyDeadline(s.Handler()),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
