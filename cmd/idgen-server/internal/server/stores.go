@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,12 +43,7 @@ func openStore(name string, s config.Store) (*store, error) {
 	case config.StoreSQLite:
 		file := s.DSN
 		if file == "" {
-			dir, derr := os.UserCacheDir()
-			if derr != nil {
-				dir = os.TempDir()
-			}
-			file = filepath.Join(dir, config.DefaultSQLiteFile)
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			if file, err = defaultSQLiteFile(); err != nil {
 				return nil, fmt.Errorf("server: store %q: %w", name, err)
 			}
 		}
