@@ -516,7 +516,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
-		Handler:           s.bodyDeadline(s.Handler()),
+		Handler:           s.loopbackHosts(s.bodyDeadline(s.Handler())),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -646,6 +646,9 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 	r := &v1.StatusResponse{
 		Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started),
 		Now: timestamppb.Now(), Rate: s.rates.list(), RateInterval: durationpb.New(s.rateInterval()),
+	}
+	if g != nil && !g.All {
+		r.Rate = nil // the sum over every tag: a token of some tags sees only theirs
 	}
 	switch {
 	case s.lease != nil:
