@@ -59,6 +59,7 @@ type Console struct {
 	now  func() time.Time
 
 	sessions sessions
+	throttle throttle
 }
 
 // New returns the console of s, logging changes to log.
@@ -353,8 +354,15 @@ func (c *Console) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // login checks the form's token and starts a session.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if d := c.throttle.wait(r, c.now()); d > 0 {
+		c.log.Warn("console: sign-in refused, too many wrong tokens", "remote", r.RemoteAddr, "for", d)
+		w.Header().Set("Retry-After", retryAfter(d))
+		c.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong tokens: try again in "+retryAfter(d)+" s.")
+		return
+	}
 	g, ok := c.s.GrantOfToken(r.PostFormValue("token"))
 	if !ok || c.s.Open() {
+		c.throttle.fail(r, c.now())
 		c.log.Warn("console: sign-in refused", "remote", r.RemoteAddr)
 		c.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
 		return
