@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,9 @@ const (
 	ReasonStore        = "lease store unreadable"
 	ReasonBadAnswer    = "answered with an error"
 	ReasonNoPermission = "refused the Status call"
+	// ReasonMismatch: the answer names another address than the one called, or another
+	// worker ID than the instance's record: a peer posing as another instance.
+	ReasonMismatch = "answered as another instance"
 )
 
 // Peer is one instance of the fleet as Fleet found it: its Status, or why it did not
@@ -57,6 +61,8 @@ type Peer struct {
 	// Reason says why Status is nil (one of the Reason constants), "" when it is set.
 	// The cause itself is logged, never carried here.
 	Reason string
+
+	worker int64 // the worker ID of the instance's record, -1 without one
 }
 
 // Fleet returns this server's status and that of every other instance: those recorded
@@ -102,13 +108,13 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 				continue
 			}
 			seen[urlKey(u)] = true
-			add(Peer{Address: u, Registered: true})
+			add(Peer{Address: u, Registered: true, worker: in.Worker})
 		}
 	}
 	for _, addr := range s.cfg.Peers {
 		if !seen[urlKey(addr)] {
 			seen[urlKey(addr)] = true
-			add(Peer{Address: addr})
+			add(Peer{Address: addr, worker: -1})
 		}
 	}
 	if dropped > 0 {
@@ -136,6 +142,11 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			if err != nil {
 				p.Reason = peerReason(err)
 				s.log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
+				return
+			}
+			if why := p.mismatch(res.Msg); why != "" {
+				p.Reason = ReasonMismatch
+				s.log.Warn("fleet: peer answered as another instance", "peer", p.Address, "why", why)
 				return
 			}
 			p.Status = res.Msg
@@ -223,4 +234,16 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
+}
+
+// mismatch says how st is not the Status of the instance p names, "" when it is: its
+// address must be the one called, and its worker ID the record's (when both hold one).
+func (p *Peer) mismatch(st *v1.StatusResponse) string {
+	if urlKey(st.GetAddress()) != urlKey(p.Address) {
+		return "address " + st.GetAddress()
+	}
+	if w := st.GetLease().GetWorker(); p.worker >= 0 && st.GetLease() != nil && w >= 0 && w != p.worker {
+		return "worker " + strconv.FormatInt(w, 10) + ", recorded " + strconv.FormatInt(p.worker, 10)
+	}
+	return ""
 }
