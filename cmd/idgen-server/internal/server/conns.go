@@ -4,8 +4,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
 // limitListener serves at most cap(sem) connections at once: Accept waits for one to
@@ -102,4 +107,35 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
+}
+
+// tokenFirst refuses an API call without a valid token (or, for Status, a fleet
+// signature) from its headers, in the call's own protocol (connect.ErrorWriter), before
+// anything reads or inflates its body; the interceptor checks it again and puts the
+// grant in the context.
+func (s *Server) tokenFirst(h http.Handler) http.Handler {
+	if s.auth.open {
+		return h
+	}
+	ew := connect.NewErrorWriter()
+	prefix := "/" + idgenv1connect.IDServiceName + "/"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			authz := r.Header.Get("Authorization")
+			_, ok := s.auth.check(authz)
+			if !ok && authz == "" && r.URL.Path == idgenv1connect.IDServiceStatusProcedure {
+				ok = s.auth.checkFleet(r.Header.Get(FleetHeader))
+			}
+			if !ok {
+				if r.ProtoMajor == 1 && r.ContentLength != 0 {
+					// Else net/http reads the body (up to 256 KiB) before answering, to
+					// keep the connection: the caller's unread body closes it instead.
+					w.Header().Set("Connection", "close")
+				}
+				ew.Write(w, r, connect.NewError(connect.CodeUnauthenticated, errNoTokenOr(r)))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -516,7 +516,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
-		Handler:           s.loopbackHosts(s.bodyDeadline(s.Handler())),
+		Handler:           s.loopbackHosts(s.bodyDeadline(s.tokenFirst(s.Handler()))),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
