@@ -9,9 +9,10 @@
 // keeps every core): a server on one core spends less CPU a call, none in idle threads
 // looking for work.
 //
-// BenchmarkTransport runs each protocol against the real server and against the same
-// server answering a constant (IDGEN_BENCH_CONSTANT=1: same checks, no ID issued), the
-// transport's own limit. BenchmarkGRPCGo runs grpc-go's own server with an empty
+// BenchmarkTransport runs each protocol against the real server and against a constant
+// handler served the same way (this test binary re-run as a server: connect-go's handler
+// with the server's options, the same checks of token, tag and count, no ID issued),
+// the transport's own limit. idgen-server itself has no constant mode. BenchmarkGRPCGo runs grpc-go's own server with an empty
 // handler under the same load: what a Go gRPC server does on the machine at hand. The
 // README of cmd/idgen-server has the figures.
 package server
@@ -58,6 +59,10 @@ func TestMain(m *testing.M) {
 		serveGRPCGo(addr) // this process is the reference server of BenchmarkGRPCGo
 		return
 	}
+	if addr := os.Getenv(constantEnv); addr != "" {
+		serveConstant(addr) // this process is the constant server of BenchmarkTransport
+		return
+	}
 	code := m.Run()
 	if bin != "" {
 		os.RemoveAll(filepath.Dir(bin))
@@ -82,8 +87,11 @@ func freePort(b *testing.B) int {
 }
 
 // startServer starts idgen-server on an SQLite file with a snowflake and a segment tag;
-// constant makes it answer constants.
+// constant starts the constant handler (serveConstant) instead.
 func startServer(b *testing.B, constant bool) *server {
+	if constant {
+		return startConstant(b)
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "idgen-bench")
 		if err != nil {
@@ -115,11 +123,25 @@ tags:
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	var env []string
-	if constant {
-		env = append(env, "IDGEN_BENCH_CONSTANT=1")
+	s := start(b, port, exec.Command(bin, "-config", file))
+	s.waitReadyz(b)
+	return s
+}
+
+// startConstant runs this test binary as the constant server (serveConstant).
+func startConstant(b *testing.B) *server {
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
 	}
-	s := start(b, port, exec.Command(bin, "-config", file), env...)
+	port := freePort(b)
+	s := start(b, port, exec.Command(self), fmt.Sprintf("%s=127.0.0.1:%d", constantEnv, port))
+	s.waitReadyz(b)
+	return s
+}
+
+// waitReadyz waits up to 30 s for /readyz to answer 200.
+func (s *server) waitReadyz(b *testing.B) {
 	s.waitReady(b, func() error {
 		res, err := http.Get(s.url + "/readyz")
 		if err != nil {
@@ -131,7 +153,6 @@ tags:
 		}
 		return nil
 	})
-	return s
 }
 
 // start runs cmd as the server at port, with env added to this process's environment.

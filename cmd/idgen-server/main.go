@@ -85,11 +85,6 @@ func run(args []string) error {
 		ln.Close()
 		return err
 	}
-	if os.Getenv("IDGEN_BENCH_CONSTANT") == "1" {
-		// The benchmarks' baseline (bench/server): same server, constant answers.
-		log.Warn("IDGEN_BENCH_CONSTANT=1: answering constant IDs for benchmarks; they are NOT unique")
-		srv.ConstantForBenchmarks()
-	}
 	if cfg.ConsoleOn() {
 		con, err := console.New(srv, log)
 		if err != nil {

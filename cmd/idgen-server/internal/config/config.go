@@ -34,12 +34,28 @@ var defaultYAML []byte
 // Default returns the text of the embedded default configuration.
 func Default() []byte { return append([]byte(nil), defaultYAML...) }
 
+// Bounds of a segment tag's numbers, configured or created in the console: a counter at
+// MaxFirstID advancing by MaxStep at every reservation stays within int64 for more than
+// four billion reservations, so no store overflows it (SQLite would turn the counter
+// into a REAL, and no instance could read the tag again).
+const (
+	// MaxStep bounds a segment tag's step, min_step and max_step.
+	MaxStep = 1_000_000_000
+	// MaxFirstID bounds the first ID of a tag created in the console: 2^62.
+	MaxFirstID = 1 << 62
+)
+
 // Named defaults for fields left empty.
 const (
 	DefaultMaxCount        = 100_000
 	DefaultMaxRequestBytes = 64 << 10
-	DefaultDrain           = 10 * time.Second
-	DefaultLayout          = "classic"
+	// DefaultMaxConnections caps the connections served at once; more wait in the
+	// kernel's accept queue.
+	DefaultMaxConnections = 1024
+	// DefaultBodyTimeout bounds the reading of one request's body.
+	DefaultBodyTimeout = 10 * time.Second
+	DefaultDrain       = 10 * time.Second
+	DefaultLayout      = "classic"
 	// DefaultSQLiteFile is the file of an sqlite store with no dsn, in the user's
 	// cache directory.
 	DefaultSQLiteFile = "idgen-server/idgen-server.db"
@@ -165,6 +181,12 @@ type Limits struct {
 	MaxCount int `yaml:"max_count"`
 	// MaxRequestBytes caps a request's body.
 	MaxRequestBytes int `yaml:"max_request_bytes"`
+	// MaxConnections caps the connections served at once (DefaultMaxConnections if 0):
+	// more wait to be accepted until one closes.
+	MaxConnections int `yaml:"max_connections"`
+	// BodyTimeout bounds the reading of a request's body from the end of its headers
+	// (DefaultBodyTimeout if 0): a caller sending it slowly is cut off.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
 }
 
 // Log configures the JSON log.
@@ -408,6 +430,18 @@ func (c *Config) check() error {
 	if c.Limits.MaxRequestBytes < 256 {
 		return fieldErr("limits.max_request_bytes", "%d: want at least 256", c.Limits.MaxRequestBytes)
 	}
+	if c.Limits.MaxConnections == 0 {
+		c.Limits.MaxConnections = DefaultMaxConnections
+	}
+	if c.Limits.MaxConnections < 1 {
+		return fieldErr("limits.max_connections", "%d: want at least 1", c.Limits.MaxConnections)
+	}
+	if c.Limits.BodyTimeout == 0 {
+		c.Limits.BodyTimeout = DefaultBodyTimeout
+	}
+	if c.Limits.BodyTimeout < 0 {
+		return fieldErr("limits.body_timeout", "%v is negative", c.Limits.BodyTimeout)
+	}
 	if c.Drain == 0 {
 		c.Drain = DefaultDrain
 	}
@@ -528,6 +562,14 @@ func (c *Config) check() error {
 				}
 			default:
 				return fieldErr(field+".schema", "unknown schema %q (want idgen, leaf or tinyid)", t.Schema)
+			}
+			for _, f := range []struct {
+				name string
+				v    int64
+			}{{"step", t.Step}, {"min_step", t.MinStep}, {"max_step", t.MaxStep}} {
+				if f.v > MaxStep {
+					return fieldErr(field+"."+f.name, "%d: at most %d (MaxStep)", f.v, MaxStep)
+				}
 			}
 		case KindNumber:
 			needSnowflake = field

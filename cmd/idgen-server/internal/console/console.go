@@ -59,6 +59,7 @@ type Console struct {
 	now  func() time.Time
 
 	sessions sessions
+	throttle throttle
 }
 
 // New returns the console of s, logging changes to log.
@@ -353,8 +354,15 @@ func (c *Console) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // login checks the form's token and starts a session.
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if d := c.throttle.wait(r, c.now()); d > 0 {
+		c.log.Warn("console: sign-in refused, too many wrong tokens", "remote", r.RemoteAddr, "for", d)
+		w.Header().Set("Retry-After", retryAfter(d))
+		c.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong tokens: try again in "+retryAfter(d)+" s.")
+		return
+	}
 	g, ok := c.s.GrantOfToken(r.PostFormValue("token"))
 	if !ok || c.s.Open() {
+		c.throttle.fail(r, c.now())
 		c.log.Warn("console: sign-in refused", "remote", r.RemoteAddr)
 		c.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
 		return
@@ -516,9 +524,24 @@ func (c *Console) record(v visitor, r *http.Request, what string) {
 	c.log.Info("console: change", "who", v.g.Name, "change", what, "remote", r.RemoteAddr)
 }
 
-// safeNext keeps a redirect after sign-in on this site: a path, never another host.
+// safeNext keeps a redirect after sign-in on this site: an absolute path of printable
+// ASCII with no backslash, never another host. Browsers drop tabs and newlines from a
+// URL and read a backslash as a slash, so "/\t/evil.example" and "/\\evil.example" would
+// name another host; anything but a plain path goes to "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+	if len(next) < 1 || next[0] != '/' || strings.HasPrefix(next, "/login") {
+		return "/"
+	}
+	if len(next) > 1 && next[1] == '/' {
+		return "/"
+	}
+	for i := 0; i < len(next); i++ {
+		if b := next[i]; b <= ' ' || b >= 0x7f || b == '\\' {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
 		return "/"
 	}
 	return next

@@ -97,13 +97,13 @@ tag_store: local
 	page = form("/tags/step", url.Values{"tag": {"downed"}, "step": {"5"}, "confirm": {"yes"}})
 	check("a step change on the store that is down", page, "Step not changed: its store could not keep the change. The cause is in the server's log.")
 	page = form("/tags/step", url.Values{"tag": {"invoice"}, "step": {"0"}, "confirm": {"yes"}})
-	check("a step of 0", page, "Step not changed: want a positive step: 0")
+	check("a step of 0", page, "Step not changed: want a step from 1 to 1000000000: 0")
 	page = form("/tags/create", url.Values{"name": {"Bad Name!"}, "start": {"1"}, "step": {"10"}, "confirm": {"yes"}})
 	if got := alert(page); !strings.HasPrefix(got, "Not created: invalid tag name: ") {
 		t.Errorf("a bad name: the page says %q", got)
 	}
 	page = form("/tags/create", url.Values{"name": {"refund"}, "start": {"0"}, "step": {"10"}, "confirm": {"yes"}})
-	check("a start of 0", page, "Not created: invalid start 0: want a positive first ID")
+	check("a start of 0", page, "Not created: invalid start 0: want a first ID from 1 to 4611686018427387904")
 
 	// The downed tag's failed reservations: the Tags table and the API's Status say that
 	// the store failed, never how.

@@ -208,10 +208,6 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			http.Error(w, fmt.Sprintf("tag %q is a %s tag, not a %s tag", name, KindName(t.kind), KindName(kind)), http.StatusBadRequest)
 			return
 		}
-		if s.constant {
-			w.Write([]byte("1"))
-			return
-		}
 		ctx, cancel := callContext(r.Context())
 		defer cancel()
 		id, _, err := t.next(ctx)
@@ -240,35 +236,4 @@ func httpStatus(c connect.Code) int {
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
-}
-
-// constantAPI is the IDService of ConstantForBenchmarks: the same checks, then a
-// constant answer.
-type constantAPI struct{ api }
-
-func (a *constantAPI) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
-	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&v1.NextResponse{Id: 1, Text: "1"}), nil
-}
-
-func (a *constantAPI) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*connect.Response[v1.ListResponse], error) {
-	if err := a.s.checkCount(int64(req.Msg.Count)); err != nil {
-		return nil, err
-	}
-	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&v1.ListResponse{Ids: make([]int64, req.Msg.Count)}), nil
-}
-
-func (a *constantAPI) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) (*connect.Response[v1.RangeResponse], error) {
-	if err := a.s.checkCount(req.Msg.Count); err != nil {
-		return nil, err
-	}
-	if _, err := a.s.lookup(grantOf(ctx), req.Msg.Tag); err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&v1.RangeResponse{Start: 1, Count: req.Msg.Count}), nil
 }

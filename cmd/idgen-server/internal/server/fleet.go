@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +25,12 @@ import (
 // PeerTimeout bounds Fleet's call to each peer, and its listing of the lease store.
 const PeerTimeout = 2 * time.Second
 
+// MaxPeerStatusBytes caps the Status answer Fleet reads from a peer, compressed or not:
+// a Status of some thousand tags fits; a peer (or a record pointing anywhere) that
+// answers more costs this much memory and a row saying it answered badly, at most
+// MaxFleet times a view.
+const MaxPeerStatusBytes = 512 << 10
+
 // MaxFleet caps the instances Fleet lists besides this one: a lease store full of
 // records (written by mistake or on purpose) costs a bounded number of calls per view.
 const MaxFleet = 64
@@ -36,6 +44,9 @@ const (
 	ReasonStore        = "lease store unreadable"
 	ReasonBadAnswer    = "answered with an error"
 	ReasonNoPermission = "refused the Status call"
+	// ReasonMismatch: the answer names another address than the one called, or another
+	// worker ID than the instance's record: a peer posing as another instance.
+	ReasonMismatch = "answered as another instance"
 )
 
 // Peer is one instance of the fleet as Fleet found it: its Status, or why it did not
@@ -50,6 +61,8 @@ type Peer struct {
 	// Reason says why Status is nil (one of the Reason constants), "" when it is set.
 	// The cause itself is logged, never carried here.
 	Reason string
+
+	worker int64 // the worker ID of the instance's record, -1 without one
 }
 
 // Fleet returns this server's status and that of every other instance: those recorded
@@ -95,13 +108,13 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 				continue
 			}
 			seen[urlKey(u)] = true
-			add(Peer{Address: u, Registered: true})
+			add(Peer{Address: u, Registered: true, worker: in.Worker})
 		}
 	}
 	for _, addr := range s.cfg.Peers {
 		if !seen[urlKey(addr)] {
 			seen[urlKey(addr)] = true
-			add(Peer{Address: addr})
+			add(Peer{Address: addr, worker: -1})
 		}
 	}
 	if dropped > 0 {
@@ -125,10 +138,15 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			if key != nil {
 				req.Header().Set(FleetHeader, fleetSignature(key, p.Address, time.Now().UnixMilli()))
 			}
-			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address).Status(cctx, req)
+			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address, connect.WithReadMaxBytes(MaxPeerStatusBytes)).Status(cctx, req)
 			if err != nil {
 				p.Reason = peerReason(err)
 				s.log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
+				return
+			}
+			if why := p.mismatch(res.Msg); why != "" {
+				p.Reason = ReasonMismatch
+				s.log.Warn("fleet: peer answered as another instance", "peer", p.Address, "why", why)
 				return
 			}
 			p.Status = res.Msg
@@ -153,15 +171,23 @@ func peerReason(err error) string {
 
 // peerClient returns the HTTP client of Fleet's calls: one for the server's life, so a
 // console refreshing its fleet page reuses connections instead of opening new ones each
-// time.
+// time. It follows no redirect (a peer's 3xx is its answer, an error: the call, its
+// signature and a Referer go nowhere else), uses no proxy from the environment, and
+// bounds each step by PeerTimeout besides the call's own deadline.
 func (s *Server) peerClient() *http.Client {
 	s.peerOnce.Do(func() {
-		s.peerHTTP = &http.Client{Transport: &http.Transport{
-			DialContext:         (&net.Dialer{Timeout: PeerTimeout}).DialContext,
-			TLSHandshakeTimeout: PeerTimeout,
-			MaxIdleConnsPerHost: 2,
-			IdleConnTimeout:     time.Minute,
-		}}
+		s.peerHTTP = &http.Client{
+			Transport: boundedBodies{&http.Transport{
+				DialContext:            (&net.Dialer{Timeout: PeerTimeout}).DialContext,
+				TLSHandshakeTimeout:    PeerTimeout,
+				ResponseHeaderTimeout:  PeerTimeout,
+				MaxResponseHeaderBytes: 16 << 10,
+				MaxIdleConnsPerHost:    2,
+				IdleConnTimeout:        time.Minute,
+			}},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			Timeout:       PeerTimeout,
+		}
 	})
 	return s.peerHTTP
 }
@@ -174,4 +200,50 @@ func urlKey(s string) string {
 		return s
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + u.Path
+}
+
+// errPeerTooLarge ends the read of a peer's answer longer than MaxPeerStatusBytes.
+var errPeerTooLarge = errors.New("server: the peer's answer is longer than MaxPeerStatusBytes")
+
+// boundedBodies cuts every answer's body at MaxPeerStatusBytes (and some bytes of
+// framing): connect's own limit reports an answer too large but reads it to its end
+// first, which a hostile peer makes endless.
+type boundedBodies struct{ rt http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := b.rt.RoundTrip(r)
+	if err == nil {
+		res.Body = &boundedBody{ReadCloser: res.Body, left: MaxPeerStatusBytes + 4<<10}
+	}
+	return res, err
+}
+
+// boundedBody is a body that fails once left bytes are read.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errPeerTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// mismatch says how st is not the Status of the instance p names, "" when it is: its
+// address must be the one called, and its worker ID the record's (when both hold one).
+func (p *Peer) mismatch(st *v1.StatusResponse) string {
+	if urlKey(st.GetAddress()) != urlKey(p.Address) {
+		return "address " + st.GetAddress()
+	}
+	if w := st.GetLease().GetWorker(); p.worker >= 0 && st.GetLease() != nil && w >= 0 && w != p.worker {
+		return "worker " + strconv.FormatInt(w, 10) + ", recorded " + strconv.FormatInt(p.worker, 10)
+	}
+	return ""
 }

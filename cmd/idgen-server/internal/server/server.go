@@ -80,7 +80,6 @@ type Server struct {
 	mux      *http.ServeMux
 	http     *http.Server
 	draining atomic.Bool
-	constant bool // ConstantForBenchmarks
 
 	// registry holds the records of the servers sharing the lease's store (named
 	// registryStore), and reg this one's record in it: both nil without a lease, reg nil
@@ -418,15 +417,6 @@ func logLease(log *slog.Logger, e lease.Event) {
 	}
 }
 
-// ConstantForBenchmarks makes Next, List, Range and Leaf's paths answer a constant after
-// the same checks (token, tag, count), issuing nothing: what is left is the transport's
-// own cost, the benchmarks' baseline. The IDs are NOT unique; never serve clients so.
-// Call it before Serve.
-func (s *Server) ConstantForBenchmarks() {
-	s.constant = true
-	s.mux = s.routes()
-}
-
 // Mux returns the ServeMux every handler hangs on: the API at /idgen.v1.IDService/,
 // health, reflection, /healthz, /readyz, /metrics and Leaf's /api/ paths. Mount more
 // (the console at "/") before serving.
@@ -478,11 +468,7 @@ func (s *Server) routes() *http.ServeMux {
 		connect.WithCompressMinBytes(CompressMinBytes),
 		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
 	}
-	var impl idgenv1connect.IDServiceHandler = &api{s: s}
-	if s.constant {
-		impl = &constantAPI{api{s: s}}
-	}
-	path, h := idgenv1connect.NewIDServiceHandler(impl, opts...)
+	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
 	mux.Handle(path, h)
 	mux.Handle(s.healthHandler())
 	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
@@ -545,6 +531,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
+	ln = newLimitListener(ln, s.cfg.Limits.MaxConnections)
 	var p http.Protocols
 	p.SetHTTP1(true)
 	if tc != nil {
@@ -559,7 +546,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
-		Handler:           s.Handler(),
+		Handler:           s.loopbackHosts(s.bodyDeadline(s.tokenFirst(s.Handler()))),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -675,6 +662,9 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 	r := &v1.StatusResponse{
 		Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started),
 		Now: timestamppb.Now(), Rate: s.rates.list(), RateInterval: durationpb.New(s.rateInterval()),
+	}
+	if g != nil && !g.All {
+		r.Rate = nil // the sum over every tag: a token of some tags sees only theirs
 	}
 	switch {
 	case s.lease != nil:

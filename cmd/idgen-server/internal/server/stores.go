@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,16 +44,11 @@ func openStore(name string, s config.Store) (*store, error) {
 	case config.StoreSQLite:
 		file := s.DSN
 		if file == "" {
-			dir, derr := os.UserCacheDir()
-			if derr != nil {
-				dir = os.TempDir()
-			}
-			file = filepath.Join(dir, config.DefaultSQLiteFile)
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			if file, err = defaultSQLiteFile(); err != nil {
 				return nil, fmt.Errorf("server: store %q: %w", name, err)
 			}
 		}
-		st.where = file
+		st.where = describeSQLite(file)
 		dsn := file
 		if !strings.Contains(dsn, "_pragma") {
 			sep := "?"
@@ -66,10 +59,11 @@ func openStore(name string, s config.Store) (*store, error) {
 		}
 		st.db, err = sql.Open("sqlite", dsn)
 	case config.StorePostgres:
-		st.where = redactURL(s.DSN)
-		st.db, err = sql.Open("pgx", s.DSN)
+		if st.where, err = describePostgres(s.DSN); err == nil {
+			st.db, err = sql.Open("pgx", s.DSN)
+		}
 	case config.StoreMySQL:
-		st.where = "mysql"
+		st.where = describeMySQL(s.DSN)
 		st.db, err = sql.Open("mysql", s.DSN)
 	case config.StoreRedis:
 		var opt *redis.Options
@@ -90,16 +84,6 @@ func openStore(name string, s config.Store) (*store, error) {
 		return nil, fmt.Errorf("server: store %q (%s): %w", name, s.Type, err)
 	}
 	return st, nil
-}
-
-// redactURL drops the password of a URL-shaped DSN.
-func redactURL(dsn string) string {
-	if i := strings.Index(dsn, "@"); i >= 0 {
-		if j := strings.Index(dsn, "://"); j >= 0 && j < i {
-			return dsn[:j+3] + "…" + dsn[i:]
-		}
-	}
-	return dsn
 }
 
 func (s *store) dialect() sqldb.Dialect {

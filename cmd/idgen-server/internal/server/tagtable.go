@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
@@ -146,9 +147,10 @@ var (
 	ErrNotSegment = errors.New("server: not a segment tag")
 	// ErrUnknownTag: no tag of that name is served.
 	ErrUnknownTag = errors.New("server: unknown tag")
-	// ErrBadStep: a step that is not positive.
-	ErrBadStep = errors.New("server: want a positive step")
-	// ErrInvalidInput: a bad tag name or first ID; the message names the field.
+	// ErrBadStep: a step that is not positive, or above config.MaxStep.
+	ErrBadStep = errors.New("server: want a step from 1 to " + strconv.Itoa(config.MaxStep))
+	// ErrInvalidInput: a bad tag name, or a first ID not in [1, config.MaxFirstID]; the
+	// message names the field.
 	ErrInvalidInput = errors.New("server: invalid")
 	// ErrMaybeKept: the call's context ended while the store was writing the change, so
 	// the store may have kept it: if it did, every instance applies it (a created tag is
@@ -171,10 +173,10 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 	if err := config.ValidTagName(name); err != nil {
 		return fmt.Errorf("%w tag name: %w", ErrInvalidInput, err)
 	}
-	if first <= 0 {
-		return fmt.Errorf("%w start %d: want a positive first ID", ErrInvalidInput, first)
+	if first <= 0 || first > config.MaxFirstID {
+		return fmt.Errorf("%w start %d: want a first ID from 1 to %d", ErrInvalidInput, first, int64(config.MaxFirstID))
 	}
-	if step <= 0 {
+	if step <= 0 || step > config.MaxStep {
 		return fmt.Errorf("%w: %d", ErrBadStep, step)
 	}
 	s.tagMu.Lock()
@@ -225,7 +227,7 @@ func (s *Server) SetStep(ctx context.Context, who, name string, step int64) erro
 		return fmt.Errorf("%w %q", ErrUnknownTag, name)
 	case t.alloc == nil:
 		return fmt.Errorf("%w: %q is a %s tag", ErrNotSegment, name, KindName(t.kind))
-	case step <= 0:
+	case step <= 0 || step > config.MaxStep:
 		return fmt.Errorf("%w: %d", ErrBadStep, step)
 	}
 	s.steps.mu.Lock()
