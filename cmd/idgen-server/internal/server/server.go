@@ -341,6 +341,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	if s.tagSeg != nil || len(s.changeLogs) > 0 {
 		s.bg.Go(func() { s.refreshLoop(bg) })
 	}
+	// Other instances sign their Status calls with the fleet key, and each call's time
+	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
+	// milliseconds, seconds on a loaded machine. A server that is part of a fleet derives
+	// it now, in the background, instead of in its first peer's call.
+	if s.auth.fleetKey != nil && (s.registry != nil || len(s.cfg.Peers) > 0) {
+		s.bg.Go(func() { s.auth.fleetKey() })
+	}
 	return s, nil
 }
 
