@@ -52,13 +52,13 @@ const repoPath = "github.com/idgen/idgen"
 
 // unpublished are the top folders of the modules nobody installs: no published module may
 // require one.
-var unpublished = []string{"examples", "golden", "bench", "integration", "proto"}
+var unpublished = []string{"examples", "golden", "bench", "integration", "proto", "tools"}
 
 // outsideWork are the modules go.work leaves out: proto is the module of the pinned code
 // generators (buf, protoc-gen-go, protoc-gen-connect-go as `go tool` dependencies), and
-// integration/sqlc/tool that of sqlc, whose requirements would otherwise raise the
+// tools/sqlc that of sqlc (for integration/sqlc), whose requirements would otherwise raise the
 // versions every other module builds with.
-var outsideWork = []string{"proto", "integration/sqlc/tool"}
+var outsideWork = []string{"proto", "tools/sqlc"}
 
 // workPins are third-party replacements go.work carries for the workspace alone. The
 // examples module needs entgo.io/contrib v0.7.0, which requires the google.golang.org/genproto

@@ -1,4 +1,4 @@
-module github.com/idgen/idgen/integration/sqlc/tool
+module github.com/idgen/idgen/tools/sqlc
 
 go 1.26.0
 
