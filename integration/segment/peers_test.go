@@ -11,6 +11,7 @@ import (
 
 	"github.com/idgen/idgen/integration/internal/testdb"
 	"github.com/idgen/idgen/runtime/segment"
+	"github.com/idgen/idgen/runtime/segment/segmenttest"
 	"github.com/idgen/idgen/runtime/sqldb"
 )
 
@@ -19,61 +20,10 @@ var peerDBs = []struct {
 	name, driver string
 	dialect      sqldb.Dialect
 	dsn          func(t testing.TB, name string) string
-	ph           func(i int) string // the i-th placeholder, from 1
 }{
-	{"postgres", "pgx", sqldb.Postgres, testdb.Postgres, func(i int) string { return fmt.Sprintf("$%d", i) }},
-	{"mysql", "mysql", sqldb.MySQL, testdb.MySQL, func(int) string { return "?" }},
+	{"postgres", "pgx", sqldb.Postgres, testdb.Postgres},
+	{"mysql", "mysql", sqldb.MySQL, testdb.MySQL},
 }
-
-// The peers' tables, by their published schemas (Leaf's README and tinyid's db.sql are
-// MySQL; the PostgreSQL tables have the same columns).
-var (
-	leafDDL = map[string]string{
-		"mysql": `CREATE TABLE %s (
-  biz_tag varchar(128) NOT NULL DEFAULT '',
-  max_id bigint(20) NOT NULL DEFAULT '1',
-  step int(11) NOT NULL,
-  description varchar(256) DEFAULT NULL,
-  update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
-  PRIMARY KEY (biz_tag)
-) ENGINE=InnoDB`,
-		"postgres": `CREATE TABLE %s (
-  biz_tag varchar(128) NOT NULL DEFAULT '' PRIMARY KEY,
-  max_id bigint NOT NULL DEFAULT 1,
-  step integer NOT NULL,
-  description varchar(256) DEFAULT NULL,
-  update_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP
-)`,
-	}
-	tinyidDDL = map[string]string{
-		"mysql": `CREATE TABLE %s (
-  id bigint(20) unsigned NOT NULL AUTO_INCREMENT,
-  biz_type varchar(63) NOT NULL DEFAULT '',
-  begin_id bigint(20) NOT NULL DEFAULT '0',
-  max_id bigint(20) NOT NULL DEFAULT '0',
-  step int(11) DEFAULT '0',
-  delta int(11) NOT NULL DEFAULT '1',
-  remainder int(11) NOT NULL DEFAULT '0',
-  create_time timestamp NOT NULL DEFAULT '2010-01-01 00:00:00',
-  update_time timestamp NOT NULL DEFAULT '2010-01-01 00:00:00',
-  version bigint(20) NOT NULL DEFAULT '0',
-  PRIMARY KEY (id),
-  UNIQUE KEY uniq_biz_type (biz_type)
-) ENGINE=InnoDB`,
-		"postgres": `CREATE TABLE %s (
-  id bigserial PRIMARY KEY,
-  biz_type varchar(63) NOT NULL DEFAULT '' UNIQUE,
-  begin_id bigint NOT NULL DEFAULT 0,
-  max_id bigint NOT NULL DEFAULT 0,
-  step integer DEFAULT 0,
-  delta integer NOT NULL DEFAULT 1,
-  remainder integer NOT NULL DEFAULT 0,
-  create_time timestamp NOT NULL DEFAULT '2010-01-01 00:00:00',
-  update_time timestamp NOT NULL DEFAULT '2010-01-01 00:00:00',
-  version bigint NOT NULL DEFAULT 0
-)`,
-	}
-)
 
 // idSet counts the IDs both sides hand out.
 type idSet struct {
@@ -96,73 +46,6 @@ func (s *idSet) add(who string, ids ...int64) {
 		s.seen[id] = who
 		s.n[who]++
 	}
-}
-
-// leafBlock takes a block as Leaf's segment mode does, by its published statements: in one
-// transaction, UPDATE leaf_alloc SET max_id = max_id + step WHERE biz_tag = ?, then
-// SELECT biz_tag, max_id, step FROM leaf_alloc WHERE biz_tag = ?; its IDs run from
-// max_id - step to max_id - 1.
-func leafBlock(ctx context.Context, db *sql.DB, ph func(int) string, table, tag string) ([]int64, error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "UPDATE "+table+" SET max_id = max_id + step WHERE biz_tag = "+ph(1), tag); err != nil {
-		return nil, err
-	}
-	var bt string
-	var maxID, step int64
-	if err := tx.QueryRowContext(ctx, "SELECT biz_tag, max_id, step FROM "+table+" WHERE biz_tag = "+ph(1), tag).Scan(&bt, &maxID, &step); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	ids := make([]int64, 0, step)
-	for id := maxID - step; id < maxID; id++ {
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
-
-// tinyidBlock takes a block as tinyid's getNextSegmentId does, by its published
-// statements: read the row, then update tiny_id_info set max_id = ?, update_time = now(),
-// version = version + 1 where id = ? and max_id = ? and version = ? and biz_type = ?,
-// again on a lost race; the segment starts at the old max_id and hands out, by delta, the
-// IDs above it with the row's remainder.
-func tinyidBlock(ctx context.Context, db *sql.DB, ph func(int) string, table, tag string) ([]int64, error) {
-	for range 1000 {
-		var id, maxID, step, delta, rem, version int64
-		err := db.QueryRowContext(ctx, "SELECT id, max_id, step, delta, remainder, version FROM "+table+" WHERE biz_type = "+ph(1), tag).
-			Scan(&id, &maxID, &step, &delta, &rem, &version)
-		if err != nil {
-			return nil, err
-		}
-		res, err := db.ExecContext(ctx, "UPDATE "+table+" SET max_id = "+ph(1)+", update_time = CURRENT_TIMESTAMP, version = version + 1 WHERE id = "+ph(2)+
-			" AND max_id = "+ph(3)+" AND version = "+ph(4)+" AND biz_type = "+ph(5), maxID+step, id, maxID, version, tag)
-		if err != nil {
-			return nil, err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			continue
-		}
-		// SegmentId.init: move the current ID to one with the remainder, then back a delta;
-		// nextId: add delta while not above the new max_id.
-		cur := maxID
-		if cur%delta != rem {
-			for cur%delta != rem {
-				cur++
-			}
-			cur -= delta
-		}
-		var ids []int64
-		for next := cur + delta; next <= maxID+step; next += delta {
-			ids = append(ids, next)
-		}
-		return ids, nil
-	}
-	return nil, errors.New("tinyid: lost 1000 version checks")
 }
 
 // TestPeers: Leaf's and tinyid's own allocation (their published SQL) and idgen's
@@ -188,10 +71,10 @@ func TestPeers(t *testing.T) {
 			for _, tb := range []string{"leaf_alloc", "tiny_id_info", "tiny_id_info_b", "leaf_alloc_old"} {
 				exec("DROP TABLE IF EXISTS " + tb)
 			}
-			exec(fmt.Sprintf(leafDDL[pdb.name], "leaf_alloc"))
+			exec(segmenttest.LeafDDL(pdb.dialect, "leaf_alloc"))
 			exec("INSERT INTO leaf_alloc (biz_tag, max_id, step, description) VALUES ('orders', 1, 100, 'orders of the shop')")
-			exec(fmt.Sprintf(tinyidDDL[pdb.name], "tiny_id_info"))
-			exec(fmt.Sprintf(tinyidDDL[pdb.name], "tiny_id_info_b"))
+			exec(segmenttest.TinyidDDL(pdb.dialect, "tiny_id_info"))
+			exec(segmenttest.TinyidDDL(pdb.dialect, "tiny_id_info_b"))
 			exec("INSERT INTO tiny_id_info (biz_type, begin_id, max_id, step, delta, remainder) VALUES ('orders', 1, 0, 100, 2, 0)")
 			exec("INSERT INTO tiny_id_info_b (biz_type, begin_id, max_id, step, delta, remainder) VALUES ('orders', 1, 0, 100, 2, 1)")
 
@@ -203,7 +86,7 @@ func TestPeers(t *testing.T) {
 				var set idSet
 				run(t, workers, func(ctx context.Context, w int) error {
 					for range blocks {
-						ids, err := leafBlock(ctx, db, pdb.ph, "leaf_alloc", "orders")
+						ids, err := segmenttest.LeafBlock(ctx, db, pdb.dialect, "leaf_alloc", "orders")
 						if err != nil {
 							return err
 						}
@@ -238,7 +121,7 @@ func TestPeers(t *testing.T) {
 					parity := map[string]int64{"tiny_id_info": 0, "tiny_id_info_b": 1}[table]
 					run(t, workers, func(ctx context.Context, w int) error {
 						for range blocks {
-							ids, err := tinyidBlock(ctx, db, pdb.ph, table, "orders")
+							ids, err := segmenttest.TinyidBlock(ctx, db, pdb.dialect, table, "orders")
 							if err != nil {
 								return err
 							}
@@ -272,7 +155,7 @@ func TestPeers(t *testing.T) {
 			})
 
 			t.Run("missing column", func(t *testing.T) {
-				exec(strings.Replace(fmt.Sprintf(leafDDL[pdb.name], "leaf_alloc_old"), "description varchar(256) DEFAULT NULL,\n", "", 1))
+				exec(strings.Replace(segmenttest.LeafDDL(pdb.dialect, "leaf_alloc_old"), "description varchar(256) DEFAULT NULL,\n", "", 1))
 				exec("INSERT INTO leaf_alloc_old (biz_tag, max_id, step) VALUES ('orders', 1, 100)")
 				store, err := segment.NewLeaf(db, pdb.dialect, segment.PeerOptions{Table: "leaf_alloc_old"})
 				if err != nil {

@@ -8,4 +8,9 @@
 //			return newStore(t) // an empty table or key prefix of its own
 //		})
 //	}
+//
+// LeafBlock and TinyidBlock are the other side of a switch from Meituan Leaf or didi
+// tinyid: their block allocation by their published statements, on tables LeafDDL and
+// TinyidDDL create, for a test that runs the old service beside idgen's segment.NewLeaf
+// and segment.NewTinyid stores on the same rows.
 package segmenttest
