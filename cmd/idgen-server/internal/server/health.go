@@ -26,11 +26,11 @@ const WatchInterval = 100 * time.Millisecond
 // names as grpc-go's (google.golang.org/grpc/health/grpc_health_v1, already linked
 // through etcd's client), and a program linking both panics at start; with grpc-go's
 // messages, grpc-go's own health client can be tested against this server.
-func (s *Server) healthHandler() (string, http.Handler) {
+func (s *Server) healthHandler(opts ...connect.HandlerOption) (string, http.Handler) {
 	const prefix = "/" + HealthServiceName + "/"
 	mux := http.NewServeMux()
-	mux.Handle(prefix+"Check", connect.NewUnaryHandler(prefix+"Check", s.healthCheck))
-	mux.Handle(prefix+"Watch", connect.NewServerStreamHandler(prefix+"Watch", s.healthWatch))
+	mux.Handle(prefix+"Check", connect.NewUnaryHandler(prefix+"Check", s.healthCheck, opts...))
+	mux.Handle(prefix+"Watch", connect.NewServerStreamHandler(prefix+"Watch", s.healthWatch, opts...))
 	return prefix, mux
 }
 

@@ -477,10 +477,13 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
 	mux.Handle(path, h)
-	mux.Handle(s.healthHandler())
+	// Health and reflection answer without a token: the same bound on what a request may
+	// inflate to (a gzip body is small on the wire) holds for them.
+	bounded := connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes)
+	mux.Handle(s.healthHandler(bounded))
 	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1(reflector, bounded))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, bounded))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.auth.httpAll(s.metrics.handler()))
@@ -490,10 +493,12 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // Handler returns the Server's root handler: Mux behind the request size limit, with
-// gRPC-Web's text mode and CORS.
+// gRPC-Web's text mode, the token check of the API's calls before their bodies are read,
+// and CORS outside that check (a browser's preflight carries no token, and a refusal
+// must name the origin for the page to read it).
 func (s *Server) Handler() http.Handler {
 	limit := int64(s.cfg.Limits.MaxRequestBytes)
-	return s.withCORS(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.withCORS(s.tokenFirst(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The API's calls are answered by connect-go, which refuses a body over the
 		// limit in each protocol's own form (RESOURCE_EXHAUSTED); only other paths get a
 		// bare 413 from the declared length.
@@ -503,7 +508,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		s.mux.ServeHTTP(w, r)
-	})))
+	}))))
 }
 
 // TLSConfig returns the TLS configuration of cfg, nil without TLS.
@@ -553,7 +558,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ln = bufferedListener{ln}
 	}
 	s.http = &http.Server{
-		Handler:           s.loopbackHosts(s.bodyDeadline(s.tokenFirst(s.Handler()))),
+		Handler:           s.loopbackHosts(s.bodyDeadline(s.Handler())),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
