@@ -215,8 +215,23 @@ func overlap(a, b Type) bool {
 	if a.Prefix == b.Prefix {
 		return true
 	}
-	if a.Kind != KindNumber || b.Kind != KindNumber {
+	if a.Kind != KindNumber && b.Kind != KindNumber {
 		return false
+	}
+	if a.Kind != b.Kind {
+		// A number's text is its prefix and a digit; another kind's is its prefix, '_',
+		// and base32 characters, digits among them: number "user_" and TypeID "user",
+		// or number "ord" and snowflake "ord1", claim the same texts. A number prefix
+		// that extends the other's "prefix_" is refused too, conservatively.
+		n, o := a, b
+		if o.Kind == KindNumber {
+			n, o = o, n
+		}
+		c := o.Prefix + "_"
+		if rest, ok := strings.CutPrefix(c, n.Prefix); ok {
+			return rest == "" || rest[0] >= '0' && rest[0] <= '9'
+		}
+		return strings.HasPrefix(n.Prefix, c)
 	}
 	if len(a.Prefix) > len(b.Prefix) {
 		a, b = b, a

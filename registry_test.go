@@ -186,6 +186,21 @@ func TestSharedPrefix(t *testing.T) {
 	if err := idgen.CheckPrefixes(); err != nil {
 		t.Errorf("CheckPrefixes(ORD, ORD-) = %v: a digit follows ORD, never '-'", err)
 	}
+	// Across kinds: a number "user_" and a snowflake "user" both claim "user_0...", so do
+	// a number "ord" and a snowflake "ord1"; a number "usr" and a snowflake "usr" do as
+	// equals; a number "user" and a snowflake "user" ("user_" never follows a digit-only
+	// number text... but "user" + '_' is not a digit) do not.
+	for _, c := range []struct {
+		number, other string
+		clash         bool
+	}{{"user_", "user", true}, {"ord", "ord1", true}, {"usr_x", "usr", true}, {"user", "user2", true}, {"user", "usera", false}, {"INV", "inv", false}} {
+		idgen.ResetRegistry()
+		idgen.Register(idgen.Type{Zero: orderNo(""), Kind: idgen.KindNumber, Prefix: c.number, Storage: idgen.StorageText, Parse: parser("order", parseOrder)})
+		idgen.Register(idgen.Type{Zero: userID(0), Kind: idgen.KindSnowflake, Prefix: c.other, Storage: idgen.StorageInt8, Parse: parser("user", parseUser)})
+		if err := idgen.CheckPrefixes(); errors.Is(err, idgen.ErrSharedPrefix) != c.clash {
+			t.Errorf("CheckPrefixes(number %q, snowflake %q) = %v, want a clash: %v", c.number, c.other, err, c.clash)
+		}
+	}
 }
 
 func ExampleResolve() {
