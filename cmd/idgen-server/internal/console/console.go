@@ -45,8 +45,13 @@ const (
 	// SessionTTL is how long a sign-in lasts: signing out deletes the cookie, but a copy
 	// of it stays valid until then (see sessions).
 	SessionTTL = 12 * time.Hour
-	// CookieName is the session cookie's name.
+	// CookieName is the session cookie's name over plain HTTP (from a loopback host):
+	// browsers refuse a __Host- cookie from a page that is not HTTPS.
 	CookieName = "idgen_console"
+	// HostCookieName is the session cookie's name over TLS: for its __Host- prefix a
+	// browser keeps it only if it is Secure, with Path=/ and no Domain, set by this very
+	// host, so that another host of the domain cannot set or shadow it.
+	HostCookieName = "__Host-" + CookieName
 	// FleetTimeout bounds the fleet page's calls to the peers.
 	FleetTimeout = 3 * time.Second
 )
@@ -137,7 +142,7 @@ func (c *Console) who(r *http.Request) (visitor, bool) {
 		g, ok := c.s.GrantOf(r)
 		return visitor{g: g}, ok
 	}
-	if ck, err := r.Cookie(CookieName); err == nil {
+	if ck, err := r.Cookie(cookieName(r)); err == nil {
 		if s := c.sessions.get(ck.Value, c.now()); s != nil {
 			return visitor{g: s.g, sess: s}, true
 		}
@@ -374,7 +379,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: CookieName, Value: sess.value, Path: "/", MaxAge: int(SessionTTL / time.Second),
+		Name: cookieName(r), Value: sess.value, Path: "/", MaxAge: int(SessionTTL / time.Second),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	})
 	c.log.Info("console: signed in", "who", g.Name, "admin", g.Admin, "remote", r.RemoteAddr)
@@ -390,7 +395,7 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: the form's token does not match your session: reload the page", http.StatusForbidden)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: "", Path: "/", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
@@ -545,6 +550,16 @@ func safeNext(next string) string {
 		return "/"
 	}
 	return next
+}
+
+// cookieName is the name of the session cookie for r: HostCookieName over TLS, else
+// CookieName. Only that name is read: over TLS a cookie under the plain name, which any
+// host of the domain (or a page over plain HTTP) may have set, is ignored.
+func cookieName(r *http.Request) string {
+	if r.TLS != nil {
+		return HostCookieName
+	}
+	return CookieName
 }
 
 // secureContext reports whether a browser keeps a Secure cookie set by the answer to r:
