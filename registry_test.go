@@ -186,10 +186,10 @@ func TestSharedPrefix(t *testing.T) {
 	if err := idgen.CheckPrefixes(); err != nil {
 		t.Errorf("CheckPrefixes(ORD, ORD-) = %v: a digit follows ORD, never '-'", err)
 	}
-	// Across kinds: a number "user_" and a snowflake "user" both claim "user_0...", so do
-	// a number "ord" and a snowflake "ord1"; a number "usr" and a snowflake "usr" do as
-	// equals; a number "user" and a snowflake "user" ("user_" never follows a digit-only
-	// number text... but "user" + '_' is not a digit) do not.
+	// Across kinds: a number's text is its prefix and a digit, a snowflake's its prefix,
+	// '_' and base32 characters. Number "user_" and snowflake "user" both claim "user_0...",
+	// number "ord" and snowflake "ord1" both claim "ord1_..."; number "user" and
+	// snowflake "usera" claim nothing in common.
 	for _, c := range []struct {
 		number, other string
 		clash         bool
