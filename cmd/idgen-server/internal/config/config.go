@@ -93,7 +93,8 @@ type Config struct {
 	// Listen is the address of the one port: gRPC, gRPC-Web, Connect, Leaf's paths,
 	// health and metrics.
 	Listen string `yaml:"listen"`
-	// Insecure allows a non-loopback Listen without any token.
+	// Insecure allows a non-loopback Listen without any token, and cors "*" without
+	// any token.
 	Insecure bool `yaml:"insecure"`
 	// Advertise is the base URL other instances and the console reach this one at
 	// (http://host:port or https://host:port), recorded in the lease store so that the
@@ -707,6 +708,9 @@ func (c *Config) check() error {
 		case s.Type == StoreEtcd:
 			return fieldErr("tag_store", "store %q is etcd, which holds leases, not segments (use sqlite, postgres, mysql or redis)", c.TagStore)
 		}
+	}
+	if len(c.Tokens) == 0 && !c.Insecure && slices.Contains(c.CORS.AllowedOrigins, "*") {
+		return fieldErr("cors.allowed_origins", "\"*\" on a server without tokens lets a page on any site take IDs from it (a developer's loopback server included): name the origins, add tokens, or set insecure: true to serve every origin anyway")
 	}
 	if len(c.Tokens) == 0 && !c.Insecure && !Loopback(host) {
 		return fieldErr("listen", "%s is not a loopback address and no token is configured: add tokens, or pass --insecure to serve every tag to anyone who reaches it", c.Listen)

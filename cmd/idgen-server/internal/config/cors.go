@@ -12,7 +12,8 @@ import (
 type CORS struct {
 	// AllowedOrigins are the origins whose pages may call the API, each a scheme, host
 	// and optional port ("https://app.example.com", "http://localhost:3000"), or "*"
-	// for any origin. Empty: no origin but the server's own (CORS off).
+	// for any origin, which a server without tokens refuses unless Insecure (any site's
+	// page could take its IDs). Empty: no origin but the server's own (CORS off).
 	AllowedOrigins []string `yaml:"allowed_origins"`
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +29,9 @@ func TestCORS(t *testing.T) {
 	}{
 		{name: "file", want: []string{"https://app.example.com"}},
 		{name: "env", env: "http://localhost:3000, https://b.example", want: []string{"http://localhost:3000", "https://b.example"}},
-		{name: "flag over env", args: []string{"-cors-origins", "*"}, env: "http://localhost:3000", want: []string{"*"}},
+		{name: "flag over env", args: []string{"-cors-origins", "https://c.example"}, env: "http://localhost:3000", want: []string{"https://c.example"}},
+		{name: "any origin, open server", args: []string{"-cors-origins", "*"}, wantErr: "config: flag -cors-origins: cors.allowed_origins: \"*\" on a server without tokens lets a page on any site take IDs from it"},
+		{name: "any origin, open server, insecure", args: []string{"-cors-origins", "*", "-insecure"}, want: []string{"*"}},
 		{name: "path", args: []string{"-cors-origins", "https://a.example/app"}, wantErr: "config: flag -cors-origins: cors.allowed_origins: 0: \"https://a.example/app\" is not an origin"},
 		{name: "no scheme", env: "a.example", wantErr: "config: IDGEN_CORS_ORIGINS: cors.allowed_origins: 0: \"a.example\" is not an origin"},
 		{name: "trailing slash", env: "https://a.example/", wantErr: "is not an origin"},
@@ -64,6 +67,28 @@ func TestCORS(t *testing.T) {
 	for origin, want := range map[string]bool{"https://app.example.com": true, "https://app.example.com:443": false, "http://app.example.com": false, "": false} {
 		if c.CORS.Allows(origin) != want {
 			t.Errorf("Allows(%q) = %v", origin, !want)
+		}
+	}
+}
+
+// TestCORSAnyOriginNeedsTokens: "*" in a file on a server without tokens is refused with
+// the file and line; with a token, or insecure: true written by the operator, it is taken.
+func TestCORSAnyOriginNeedsTokens(t *testing.T) {
+	_, err := Parse("idgen.yaml", []byte(good+"cors:\n  allowed_origins: [\"*\"]\n"))
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Field != "cors.allowed_origins" || ce.Line != 14 {
+		t.Fatalf("got %#v (%v), want an *Error at idgen.yaml:14 on cors.allowed_origins", ce, err)
+	}
+	for _, extra := range []string{
+		"insecure: true\n",
+		"tokens: [{name: web, token: 0123456789abcdef0123}]\n",
+	} {
+		c, err := Parse("idgen.yaml", []byte(good+extra+"cors: {allowed_origins: [\"*\"]}\n"))
+		if err != nil {
+			t.Fatalf("%q: %v", extra, err)
+		}
+		if !c.CORS.Allows("https://any.example") {
+			t.Fatalf("%q: * does not allow any origin", extra)
 		}
 	}
 }

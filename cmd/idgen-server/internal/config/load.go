@@ -50,7 +50,7 @@ func Load(args []string, getenv func(string) (string, bool), usage io.Writer) (*
 	fs.BoolVar(&o.Version, "version", false, "print the idgen release this server belongs to and exit")
 	fs.StringVar(&ov.listen, "listen", "", "listen on `host:port` (overrides listen)")
 	fs.StringVar(&ov.advertise, "advertise", "", "`base URL` other instances and the console reach this one at (overrides advertise; default from -listen)")
-	fs.BoolVar(&ov.insecure, "insecure", false, "allow a non-loopback listen address without any token")
+	fs.BoolVar(&ov.insecure, "insecure", false, "serve without any token on a non-loopback listen address, or to pages of any origin (cors \"*\")")
 	fs.StringVar(&ov.token, "token", "", "a bearer token granting every tag (prefer IDGEN_TOKEN or -token-file: flags show in ps)")
 	fs.StringVar(&ov.tokenFile, "token-file", "", "`file` holding a bearer token granting every tag")
 	fs.StringVar(&ov.tlsCert, "tls-cert", "", "server certificate `file` (PEM)")
