@@ -243,30 +243,7 @@ func TestTinyidStride(t *testing.T) {
 	if dsn == "" {
 		t.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
 	}
-	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := "tiny_id_info_client_" + strings.ToLower(rand.Text()[:10])
-	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
-	for _, q := range []string{
-		segmenttest.TinyidDDL(sqldb.Postgres, table),
-		"INSERT INTO " + table + " (biz_type, begin_id, max_id, step, delta, remainder) VALUES ('orders', 1, 1000, 300, 3, 2)",
-	} {
-		if err := db.Exec(q).Error; err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	cfg := fmt.Sprintf(`stores:
-  db: {type: postgres, dsn: %q}
-tokens: [{token: %s}]
-tags:
-  - {name: orders, kind: segment, store: db, schema: tinyid, table: %s, step: 300, min_step: 300, max_step: 300}
-`, dsn, token, table)
-	servers := []*testserver.Server{testserver.Start(t, cfg), testserver.Start(t, cfg)}
-	for _, s := range servers {
-		testserver.WaitReady(t, s.URL)
-	}
+	db, servers, table := tinyidServers(t, dsn, 2, 300)
 	c := newClient(t, servers, idgenclient.Options{MinBatch: 40, MaxBatch: 1000})
 	ctx := t.Context()
 
@@ -306,4 +283,68 @@ tags:
 	if err := db.Raw("SELECT max_id FROM " + table + " WHERE biz_type = 'orders'").Scan(&maxID).Error; err != nil || maxID < 1000+20*300 {
 		t.Fatalf("tinyid's max_id after 2000 IDs: %d, %v; want at least %d", maxID, err, 1000+20*300)
 	}
+}
+
+// tinyidServers starts n servers serving the segment tag orders on a new tinyid table
+// in PostgreSQL at dsn, whose row has max_id 1000, delta 3 and remainder 2 (the third of
+// three interleaved databases), with a fixed step (step/3 IDs a block).
+func tinyidServers(t testing.TB, dsn string, n int, step int64) (*gorm.DB, []*testserver.Server, string) {
+	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := "tiny_id_info_client_" + strings.ToLower(rand.Text()[:10])
+	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	for _, q := range []string{
+		segmenttest.TinyidDDL(sqldb.Postgres, table),
+		"INSERT INTO " + table + " (biz_type, begin_id, max_id, step, delta, remainder) VALUES ('orders', 1, 1000, 300, 3, 2)",
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	cfg := fmt.Sprintf(`stores:
+  db: {type: postgres, dsn: %q}
+tokens: [{token: %s}]
+tags:
+  - {name: orders, kind: segment, store: db, schema: tinyid, table: %s, step: %d, min_step: %[4]d, max_step: %[4]d}
+`, dsn, token, table, step)
+	var servers []*testserver.Server
+	for range n {
+		s := testserver.Start(t, cfg)
+		testserver.WaitReady(t, s.URL)
+		servers = append(servers, s)
+	}
+	return db, servers, table
+}
+
+// BenchmarkTinyidSegment: the Go client's Segment source on a tinyid tag with delta 3
+// (tinyidServers, one server, blocks of 10,000 IDs): each op is one ID. With runs of one
+// ID a Range call (before issue 37) it is one round trip an ID.
+func BenchmarkTinyidSegment(b *testing.B) {
+	dsn := os.Getenv("IDGEN_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		b.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
+	}
+	_, servers, _ := tinyidServers(b, dsn, 1, 30000)
+	var opts idgenclient.Options
+	for _, s := range servers {
+		opts.Addresses = append(opts.Addresses, s.URL)
+	}
+	opts.Token = token
+	c, err := idgenclient.New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := c.Segment(b.Context(), "orders")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := src.NextInt64(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "IDs/s")
+	b.ReportMetric(float64(src.Stats().Fetches), "fetches")
 }
