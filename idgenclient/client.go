@@ -299,11 +299,27 @@ func (c *Client) List(ctx context.Context, tag string, n int) (*v1.ListResponse,
 	return r, err
 }
 
-// Range returns up to n consecutive IDs of the segment tag tag.
+// Range returns up to n consecutive IDs of the segment tag tag, r.Start through
+// r.Start+r.Count-1. A tag whose IDs are interleaved (tinyid's delta above 1) answers one
+// ID a call; RangeStrided answers it a run at a time.
 func (c *Client) Range(ctx context.Context, tag string, n int64) (*v1.RangeResponse, error) {
+	return c.rng(ctx, &v1.RangeRequest{Tag: tag, Count: n})
+}
+
+// RangeStrided returns up to n IDs of the segment tag tag, every r.Stride-th: r.Start,
+// r.Start+r.Stride, ... r.Start+(r.Count-1)*r.Stride, or r.Start through
+// r.Start+r.Count-1 when r.Stride is 0 or 1. The IDs between those of a strided run
+// belong to other databases (tinyid's delta and remainder): a caller must not use them.
+// The Segment source reads its runs with it.
+func (c *Client) RangeStrided(ctx context.Context, tag string, n int64) (*v1.RangeResponse, error) {
+	return c.rng(ctx, &v1.RangeRequest{Tag: tag, Count: n, AcceptStride: true})
+}
+
+// rng makes a Range call.
+func (c *Client) rng(ctx context.Context, req *v1.RangeRequest) (*v1.RangeResponse, error) {
 	var r *v1.RangeResponse
 	err := c.call(ctx, func(ctx context.Context, api idgenv1connect.IDServiceClient) error {
-		res, err := api.Range(ctx, connect.NewRequest(&v1.RangeRequest{Tag: tag, Count: n}))
+		res, err := api.Range(ctx, connect.NewRequest(req))
 		if err == nil {
 			r = res.Msg
 		}

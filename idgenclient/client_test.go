@@ -22,6 +22,10 @@ type fake struct {
 	next  *atomic.Int64
 	code  atomic.Int32 // a connect.Code to fail with, 0 to serve
 	calls atomic.Int64
+	// stride, when above 1, makes the fake a tinyid database with that delta and
+	// remainder stride-1: its IDs are every stride-th, the counter counts them, and a
+	// caller that does not accept a stride gets one a call.
+	stride int64
 }
 
 func (f *fake) fail() error {
@@ -47,6 +51,13 @@ func (f *fake) Range(_ context.Context, r *connect.Request[v1.RangeRequest]) (*c
 		return nil, err
 	}
 	n := min(r.Msg.Count, 37) // short runs, as at the end of a server's block
+	if f.stride > 1 {
+		if !r.Msg.AcceptStride {
+			n = 1
+		}
+		k := f.next.Add(n) - n // the index of the run's first ID
+		return connect.NewResponse(&v1.RangeResponse{Start: f.stride - 1 + k*f.stride, Count: n, Stride: f.stride}), nil
+	}
 	start := f.next.Add(n) - n + 1
 	return connect.NewResponse(&v1.RangeResponse{Start: start, Count: n}), nil
 }
@@ -100,6 +111,56 @@ func TestSegmentFailover(t *testing.T) {
 	// The failing server is skipped for a while after it failed: far fewer calls.
 	if b, g := bad.calls.Load(), good.calls.Load(); b*4 > g {
 		t.Fatalf("the failing server got %d calls, the good one %d", b, g)
+	}
+}
+
+// TestSegmentStride: the Segment source reads a strided run (tinyid's delta 3) as every
+// third ID, so it hands out only the IDs of its remainder, none twice and none skipped;
+// Range, which does not accept a stride, gets one ID a call.
+func TestSegmentStride(t *testing.T) {
+	var counter atomic.Int64
+	f := &fake{next: &counter, stride: 3}
+	c, err := New(Options{Addresses: []string{serve(t, f)}, MinBatch: 10, MaxBatch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.Range(t.Context(), "order", 50); err != nil || r.Count != 1 {
+		t.Fatalf("Range(50) = %v, %v; want one ID", r, err)
+	}
+	src, err := c.Segment(t.Context(), "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]bool{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 500 {
+				id, err := src.NextInt64(t.Context())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[id] || id%3 != 2 {
+					t.Errorf("ID %d: twice, or not of remainder 2 modulo 3", id)
+				}
+				seen[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	// The source fetches one run at a time and hands its runs out in order, so the 2000
+	// IDs are the fake's after the one Range took: none skipped.
+	for k := int64(1); k <= 2000; k++ {
+		if id := 2 + 3*k; !seen[id] {
+			t.Fatalf("ID %d skipped", id)
+		}
+	}
+	if calls := f.calls.Load(); calls > 2000/10 {
+		t.Fatalf("%d calls for 2000 IDs: runs of one ID", calls)
 	}
 }
 

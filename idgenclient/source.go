@@ -3,6 +3,7 @@ package idgenclient
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -11,17 +12,22 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// chunk is one server answer: a run first..last (Range), or a list of IDs (List).
+// chunk is one server answer: a run first..last, every stride-th ID (Range), or a list
+// of IDs (List).
 type chunk struct {
 	ids         []int64 // a List answer, handed out from ids[0]; nil for a run
 	first, last int64   // a Range answer, handed out from first
+	stride      int64   // the distance between two IDs of a run, at least 1
 }
 
 func (c *chunk) len() int {
 	if c.ids != nil {
 		return len(c.ids)
 	}
-	return int(c.last - c.first + 1)
+	if c.first > c.last {
+		return 0
+	}
+	return int((c.last-c.first)/c.stride + 1)
 }
 
 // Invariant: no ID is handed out twice. Every ID in the buffer came from one server
@@ -105,7 +111,7 @@ func (b *buffer) pop() int64 {
 		}
 	} else {
 		id = c.first
-		c.first++
+		c.first += c.stride
 	}
 	if c.ids == nil && c.first > c.last {
 		b.queue = b.queue[1:]
@@ -219,14 +225,15 @@ func (c *Client) Segment(ctx context.Context, tag string) (*Segment, error) {
 	}
 	s := &Segment{tag: tag}
 	s.buf = newBuffer(&c.o, func(ctx context.Context, n int) (chunk, error) {
-		r, err := c.Range(ctx, tag, int64(n))
+		r, err := c.RangeStrided(ctx, tag, int64(n))
 		if err != nil {
 			return chunk{}, err
 		}
-		if r.Count < 1 || r.Count > int64(n) || r.Start < 1 {
-			return chunk{}, fmt.Errorf("idgenclient: tag %q: the server answered run (%d, %d) for %d IDs", tag, r.Start, r.Count, n)
+		stride := max(1, r.Stride)
+		if r.Count < 1 || r.Count > int64(n) || r.Start < 1 || r.Stride < 0 || (r.Count-1) > (math.MaxInt64-r.Start)/stride {
+			return chunk{}, fmt.Errorf("idgenclient: tag %q: the server answered run (%d, %d, stride %d) for %d IDs", tag, r.Start, r.Count, r.Stride, n)
 		}
-		return chunk{first: r.Start, last: r.Start + r.Count - 1}, nil
+		return chunk{first: r.Start, last: r.Start + (r.Count-1)*stride, stride: stride}, nil
 	})
 	return s, nil
 }

@@ -315,7 +315,11 @@ type RangeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	// How many IDs at most, from 1 to the server's cap.
-	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// The caller reads the response's stride. Without it, a tag whose IDs are interleaved
+	// answers one ID a call, so that a caller that knows no stride never takes IDs between
+	// its own, which belong to another database.
+	AcceptStride  bool `protobuf:"varint,3,opt,name=accept_stride,json=acceptStride,proto3" json:"accept_stride,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -364,12 +368,23 @@ func (x *RangeRequest) GetCount() int64 {
 	return 0
 }
 
+func (x *RangeRequest) GetAcceptStride() bool {
+	if x != nil {
+		return x.AcceptStride
+	}
+	return false
+}
+
 type RangeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The first ID of the run.
 	Start int64 `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
-	// How many consecutive IDs from start: at least 1, at most the count asked.
-	Count         int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// How many IDs from start: at least 1, at most the count asked.
+	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// The distance between two IDs of the run: its IDs are start, start+stride, ...
+	// start+(count-1)*stride, and those between belong to other databases (tinyid's delta
+	// and remainder). 0 or 1: consecutive IDs. Above 1 only when accept_stride was set.
+	Stride        int64 `protobuf:"varint,3,opt,name=stride,proto3" json:"stride,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -414,6 +429,13 @@ func (x *RangeResponse) GetStart() int64 {
 func (x *RangeResponse) GetCount() int64 {
 	if x != nil {
 		return x.Count
+	}
+	return 0
+}
+
+func (x *RangeResponse) GetStride() int64 {
+	if x != nil {
+		return x.Stride
 	}
 	return 0
 }
@@ -1448,13 +1470,15 @@ const file_idgen_v1_idgen_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"6\n" +
 	"\fListResponse\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\x03R\x03ids\x12\x14\n" +
-	"\x05texts\x18\x02 \x03(\tR\x05texts\"6\n" +
+	"\x05texts\x18\x02 \x03(\tR\x05texts\"[\n" +
 	"\fRangeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\";\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x12#\n" +
+	"\raccept_stride\x18\x03 \x01(\bR\facceptStride\"S\n" +
 	"\rRangeResponse\x12\x14\n" +
 	"\x05start\x18\x01 \x01(\x03R\x05start\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"E\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x16\n" +
+	"\x06stride\x18\x03 \x01(\x03R\x06stride\"E\n" +
 	"\rDecodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +

@@ -308,11 +308,13 @@ func (a *Allocator) take(ctx context.Context, dst []int64, n int) ([]int64, erro
 	return dst, nil
 }
 
-// NextRange hands out up to n consecutive IDs, r.First through r.Last, at a cost that does
-// not depend on n: all that is left of the current block when that is fewer than n, so a
-// range never spans two blocks. It waits for a reservation only when nothing is
-// buffered, as NextInt64 does, and fails as it does. n must be positive. From a block
-// with a stride (tinyid's interleaved IDs) each range is one ID.
+// NextRange hands out up to n IDs of the current block as one Range, at a cost that
+// does not depend on n: all that is left of the block when that is fewer than n, so a
+// range never spans two blocks. From a block with a stride (tinyid's interleaved IDs)
+// the range has that Stride: its IDs are r.First, r.First+r.Stride, ... through r.Last,
+// r.Len() of them, and the IDs between belong to other databases, so a caller must step
+// by the stride (Range.All does). It waits for a reservation only when nothing is
+// buffered, as NextInt64 does, and fails as it does. n must be positive.
 func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	if n <= 0 {
 		return Range{}, fmt.Errorf("segment: NextRange of %d IDs of tag %q: want a positive count", n, a.tag)
@@ -321,12 +323,9 @@ func (a *Allocator) NextRange(ctx context.Context, n int64) (Range, error) {
 	defer a.mu.Unlock()
 	for {
 		if avail := a.cur.Len(); avail > 0 {
-			k := min(n, avail)
-			if a.cur.step() > 1 {
-				k = 1 // the next ID is not next to this one
-			}
-			r := Range{First: a.cur.First, Last: a.cur.First + k - 1}
-			a.cur.First += k * a.cur.step()
+			k, st := min(n, avail), a.cur.step()
+			r := Range{First: a.cur.First, Last: a.cur.First + (k-1)*st, Stride: a.cur.Stride}
+			a.cur.First += k * st
 			if a.cur.First > a.prefetchAt {
 				a.prefetch()
 			}

@@ -1,6 +1,9 @@
 package segment
 
-import "context"
+import (
+	"context"
+	"iter"
+)
 
 // Range is a block of IDs reserved for one process: First through Last, both included,
 // every Stride-th (every one when Stride is 0 or 1). A stride above 1 comes from a store
@@ -20,6 +23,23 @@ func (r Range) Len() int64 {
 		return r.Last - r.First + 1
 	}
 	return (r.Last-r.First)/r.step() + 1
+}
+
+// Contains reports whether id is one of the IDs of r: within First through Last and a
+// whole number of strides from First.
+func (r Range) Contains(id int64) bool {
+	return r.First <= id && id <= r.Last && (id-r.First)%r.step() == 0
+}
+
+// All returns the IDs of r in increasing order, every Stride-th from First.
+func (r Range) All() iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		for i, n, st := int64(0), r.Len(), r.step(); i < n; i++ {
+			if !yield(r.First + i*st) {
+				return
+			}
+		}
+	}
 }
 
 // Store reserves blocks of IDs per tag in a shared place.

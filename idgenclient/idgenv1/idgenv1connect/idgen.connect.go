@@ -64,9 +64,11 @@ type IDServiceClient interface {
 	// List returns count new IDs of a tag, in increasing order for snowflake, number
 	// and segment tags.
 	List(context.Context, *connect.Request[idgenv1.ListRequest]) (*connect.Response[idgenv1.ListResponse], error)
-	// Range hands out a run of consecutive IDs of a segment tag, start through
-	// start+count-1, at the same cost whatever the count. The run may be shorter than
-	// asked: it never spans two of the server's blocks.
+	// Range hands out a run of IDs of a segment tag, count of them from start, at the
+	// same cost whatever the count: consecutive IDs, or every stride-th for a tag whose
+	// IDs are interleaved (tinyid's delta above 1), which answers such a run only to a
+	// caller that sets accept_stride and one ID a call to any other. The run may be
+	// shorter than asked: it never spans two of the server's blocks.
 	Range(context.Context, *connect.Request[idgenv1.RangeRequest]) (*connect.Response[idgenv1.RangeResponse], error)
 	// Decode says what an ID of a tag holds: its time, worker and sequence.
 	Decode(context.Context, *connect.Request[idgenv1.DecodeRequest]) (*connect.Response[idgenv1.DecodeResponse], error)
@@ -189,9 +191,11 @@ type IDServiceHandler interface {
 	// List returns count new IDs of a tag, in increasing order for snowflake, number
 	// and segment tags.
 	List(context.Context, *connect.Request[idgenv1.ListRequest]) (*connect.Response[idgenv1.ListResponse], error)
-	// Range hands out a run of consecutive IDs of a segment tag, start through
-	// start+count-1, at the same cost whatever the count. The run may be shorter than
-	// asked: it never spans two of the server's blocks.
+	// Range hands out a run of IDs of a segment tag, count of them from start, at the
+	// same cost whatever the count: consecutive IDs, or every stride-th for a tag whose
+	// IDs are interleaved (tinyid's delta above 1), which answers such a run only to a
+	// caller that sets accept_stride and one ID a call to any other. The run may be
+	// shorter than asked: it never spans two of the server's blocks.
 	Range(context.Context, *connect.Request[idgenv1.RangeRequest]) (*connect.Response[idgenv1.RangeResponse], error)
 	// Decode says what an ID of a tag holds: its time, worker and sequence.
 	Decode(context.Context, *connect.Request[idgenv1.DecodeRequest]) (*connect.Response[idgenv1.DecodeResponse], error)

@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +22,9 @@ import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	"github.com/idgen/idgen/idgenclient"
 	"github.com/idgen/idgen/plugins/idgorm"
+	"github.com/idgen/idgen/runtime/segment/segmenttest"
 	"github.com/idgen/idgen/runtime/snowflake"
+	"github.com/idgen/idgen/runtime/sqldb"
 )
 
 const token = "client-test-token-0123456789"
@@ -226,4 +230,121 @@ func TestGORM(t *testing.T) {
 			t.Fatalf("user %d not stored under its ID: %v", i, err)
 		}
 	}
+}
+
+// TestTinyidStride: a segment tag on tinyid's table with delta 3 and remainder 2 (the
+// third of three interleaved databases), served by two servers on one row. Range
+// answers a caller that accepts a stride a run of many IDs with stride 3, and a caller
+// that does not one ID; the Go client's Segment source hands out only IDs of remainder
+// 2, none twice, from runs of many IDs across several blocks. On PostgreSQL
+// (IDGEN_TEST_POSTGRES_DSN): SQLite is not a tinyid store.
+func TestTinyidStride(t *testing.T) {
+	dsn := os.Getenv("IDGEN_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
+	}
+	db, servers, table := tinyidServers(t, dsn, 2, 300)
+	c := newClient(t, servers, idgenclient.Options{MinBatch: 40, MaxBatch: 1000})
+	ctx := t.Context()
+
+	var all []int64
+	r, err := c.RangeStrided(ctx, "orders", 40)
+	if err != nil || r.Stride != 3 || r.Count < 2 || r.Count > 40 || r.Start%3 != 2 || r.Start <= 1000 {
+		t.Fatalf("RangeStrided(40) = %v, %v; want a run of IDs of remainder 2 above 1000, stride 3", r, err)
+	}
+	for i := range r.Count {
+		all = append(all, r.Start+i*r.Stride)
+	}
+	// A caller that does not accept a stride would read a run as consecutive IDs: it
+	// gets one ID, which it reads right.
+	r, err = c.Range(ctx, "orders", 40)
+	if err != nil || r.Count != 1 || r.Stride != 0 || r.Start%3 != 2 {
+		t.Fatalf("Range(40) = %v, %v; want one ID of remainder 2, no stride", r, err)
+	}
+	all = append(all, r.Start)
+
+	src, err := c.Segment(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, draw(t, src, 4, 500)...)
+	unique(t, all)
+	for _, id := range all {
+		if id%3 != 2 || id <= 1000 {
+			t.Fatalf("ID %d: not of remainder 2 modulo 3 above tinyid's max_id 1000", id)
+		}
+	}
+	// 2000 IDs are 20 blocks of 100 (300 of max_id, every third): several blocks, in
+	// runs of many IDs a call.
+	if f := src.Stats().Fetches; f > 2000/10 {
+		t.Fatalf("%d Range calls for 2000 IDs: the runs are too short", f)
+	}
+	var maxID int64
+	if err := db.Raw("SELECT max_id FROM " + table + " WHERE biz_type = 'orders'").Scan(&maxID).Error; err != nil || maxID < 1000+20*300 {
+		t.Fatalf("tinyid's max_id after 2000 IDs: %d, %v; want at least %d", maxID, err, 1000+20*300)
+	}
+}
+
+// tinyidServers starts n servers serving the segment tag orders on a new tinyid table
+// in PostgreSQL at dsn, whose row has max_id 1000, delta 3 and remainder 2 (the third of
+// three interleaved databases), with a fixed step (step/3 IDs a block).
+func tinyidServers(t testing.TB, dsn string, n int, step int64) (*gorm.DB, []*testserver.Server, string) {
+	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := "tiny_id_info_client_" + strings.ToLower(rand.Text()[:10])
+	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	for _, q := range []string{
+		segmenttest.TinyidDDL(sqldb.Postgres, table),
+		"INSERT INTO " + table + " (biz_type, begin_id, max_id, step, delta, remainder) VALUES ('orders', 1, 1000, 300, 3, 2)",
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	cfg := fmt.Sprintf(`stores:
+  db: {type: postgres, dsn: %q}
+tokens: [{token: %s}]
+tags:
+  - {name: orders, kind: segment, store: db, schema: tinyid, table: %s, step: %d, min_step: %[4]d, max_step: %[4]d}
+`, dsn, token, table, step)
+	var servers []*testserver.Server
+	for range n {
+		s := testserver.Start(t, cfg)
+		testserver.WaitReady(t, s.URL)
+		servers = append(servers, s)
+	}
+	return db, servers, table
+}
+
+// BenchmarkTinyidSegment: the Go client's Segment source on a tinyid tag with delta 3
+// (tinyidServers, one server, blocks of 10,000 IDs): each op is one ID. With runs of one
+// ID a Range call (before issue 37) it is one round trip an ID.
+func BenchmarkTinyidSegment(b *testing.B) {
+	dsn := os.Getenv("IDGEN_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		b.Skip("IDGEN_TEST_POSTGRES_DSN is not set")
+	}
+	_, servers, _ := tinyidServers(b, dsn, 1, 30000)
+	var opts idgenclient.Options
+	for _, s := range servers {
+		opts.Addresses = append(opts.Addresses, s.URL)
+	}
+	opts.Token = token
+	c, err := idgenclient.New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := c.Segment(b.Context(), "orders")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := src.NextInt64(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "IDs/s")
+	b.ReportMetric(float64(src.Stats().Fetches), "fetches")
 }

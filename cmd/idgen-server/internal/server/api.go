@@ -127,11 +127,15 @@ func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) 
 	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
-	r, err := t.rng(cctx, req.Msg.Count)
+	r, err := t.rng(cctx, req.Msg.Count, req.Msg.AcceptStride)
 	if err != nil {
 		return nil, a.s.failure(ctx, t, "Range", err)
 	}
-	return connect.NewResponse(&v1.RangeResponse{Start: r.First, Count: r.Len()}), nil
+	res := &v1.RangeResponse{Start: r.First, Count: r.Len()}
+	if r.Stride > 1 && r.Len() > 1 {
+		res.Stride = r.Stride // 0 otherwise: the answer of a consecutive run, as before
+	}
+	return connect.NewResponse(res), nil
 }
 
 func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]) (*connect.Response[v1.DecodeResponse], error) {

@@ -41,6 +41,9 @@ type tag struct {
 	alloc  *segment.Allocator // segment
 	health *segmentHealth     // segment
 	store  string             // segment: the store's name
+	// interleaved says the segment tag's store may return blocks with a stride
+	// (tinyid's delta), whose runs only a Range caller that accepts a stride is given.
+	interleaved bool
 	// fromStore says the tag was found in the tag store (or created there), not
 	// configured.
 	fromStore bool
@@ -197,10 +200,16 @@ func (t *tag) text(id int64) string {
 	return string(codec.AppendPrefixed(make([]byte, 0, len(t.prefix)+1+codec.PrefixedLen), t.prefix, id))
 }
 
-// rng hands out up to n consecutive IDs of a segment tag.
-func (t *tag) rng(ctx context.Context, n int64) (segment.Range, error) {
+// rng hands out up to n IDs of a segment tag, every r.Stride-th. A caller that does not
+// accept a stride (one that would read the run as consecutive IDs and take those of
+// another database) gets one ID from a tag whose store interleaves, which it reads right
+// whatever the stride.
+func (t *tag) rng(ctx context.Context, n int64, acceptStride bool) (segment.Range, error) {
 	if t.kind != v1.Kind_KIND_SEGMENT {
 		return segment.Range{}, &errWrongKind{t.name, KindName(t.kind), "Range is for segment tags (use List)"}
+	}
+	if t.interleaved && !acceptStride {
+		n = 1
 	}
 	r, err := t.alloc.NextRange(ctx, n)
 	if err == nil {

@@ -57,6 +57,7 @@ type tagStore interface {
 // newSegmentTag builds a segment tag on st.
 func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tag, error) {
 	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore, health: &segmentHealth{}}
+	_, t.interleaved = st.(*segment.Tinyid)
 	opts.Timeout = ReserveTimeout
 	opts.Observer = segmentObserver{s.metrics.segment, t.health, s.log}
 	var err error

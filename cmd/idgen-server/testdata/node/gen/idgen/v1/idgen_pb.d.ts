@@ -126,6 +126,15 @@ export declare type RangeRequest = Message<"idgen.v1.RangeRequest"> & {
    * @generated from field: int64 count = 2;
    */
   count: bigint;
+
+  /**
+   * The caller reads the response's stride. Without it, a tag whose IDs are interleaved
+   * answers one ID a call, so that a caller that knows no stride never takes IDs between
+   * its own, which belong to another database.
+   *
+   * @generated from field: bool accept_stride = 3;
+   */
+  acceptStride: boolean;
 };
 
 /**
@@ -146,11 +155,20 @@ export declare type RangeResponse = Message<"idgen.v1.RangeResponse"> & {
   start: bigint;
 
   /**
-   * How many consecutive IDs from start: at least 1, at most the count asked.
+   * How many IDs from start: at least 1, at most the count asked.
    *
    * @generated from field: int64 count = 2;
    */
   count: bigint;
+
+  /**
+   * The distance between two IDs of the run: its IDs are start, start+stride, ...
+   * start+(count-1)*stride, and those between belong to other databases (tinyid's delta
+   * and remainder). 0 or 1: consecutive IDs. Above 1 only when accept_stride was set.
+   *
+   * @generated from field: int64 stride = 3;
+   */
+  stride: bigint;
 };
 
 /**
@@ -795,9 +813,11 @@ export declare const IDService: GenService<{
     output: typeof ListResponseSchema;
   },
   /**
-   * Range hands out a run of consecutive IDs of a segment tag, start through
-   * start+count-1, at the same cost whatever the count. The run may be shorter than
-   * asked: it never spans two of the server's blocks.
+   * Range hands out a run of IDs of a segment tag, count of them from start, at the
+   * same cost whatever the count: consecutive IDs, or every stride-th for a tag whose
+   * IDs are interleaved (tinyid's delta above 1), which answers such a run only to a
+   * caller that sets accept_stride and one ID a call to any other. The run may be
+   * shorter than asked: it never spans two of the server's blocks.
    *
    * @generated from rpc idgen.v1.IDService.Range
    */
