@@ -329,10 +329,10 @@ func workerRange(t *testing.T, b lease.RangeBackend) {
 func concurrentRange(t *testing.T, b lease.RangeBackend) {
 	const claimers = 10
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
+		wg             sync.WaitGroup
+		mu             sync.Mutex
 		oldIDs, newIDs []int64
-		full     = map[string]int{}
+		full           = map[string]int{}
 	)
 	start := make(chan struct{})
 	for i := range 2 * claimers {
