@@ -32,12 +32,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	floor := fs.Int64("floor", 0, "the highest ID the old system issued")
 	dsn := fs.String("dsn", "", "the old system's database (postgres://..., user:pass@tcp(host)/db for mysql, or an sqlite file)")
 	driver := fs.String("driver", "", "postgres, mysql or sqlite: the database of -dsn (default from its form)")
+	leaseDSN := fs.String("lease-dsn", "", "the database idgen-server leases snowflake worker IDs from, in -dsn's forms (default -dsn): the printed configuration's store idgen")
 	query := fs.String("floor-query", "", "a SELECT on -dsn returning the highest ID issued (SELECT max(id) FROM orders)")
 	workers := fs.String("workers", "", "the worker IDs the old fleet uses, `min-max` (0-511): idgen's lease must keep off them")
 	leafTable := fs.String("leaf-table", "", "Leaf's segment table on -dsn (leaf_alloc): its tags are continued on the same rows")
 	tinyidTable := fs.String("tinyid-table", "", "tinyid's table on -dsn (tiny_id_info): its tags are continued on the same rows")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: idgen-server check [-config idgen.yaml] [-layout leaf] [-floor N | -dsn DSN -floor-query SQL] [-workers 0-511] [-leaf-table leaf_alloc | -tinyid-table tiny_id_info]\n\n"+
+		fmt.Fprint(stderr, "usage: idgen-server check [-config idgen.yaml] [-layout leaf] [-floor N | -dsn DSN -floor-query SQL] [-workers 0-511] [-lease-dsn DSN] [-leaf-table leaf_alloc | -tinyid-table tiny_id_info]\n\n"+
 			"Reads the system idgen-server takes over from and prints the configuration that continues it\n(a layout whose IDs stay above the old ones, a worker range beside the old fleet's, segment\ntags on the old rows); with -config, checks that file instead and exits 1 if it would go\nbackwards or overlap.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -62,7 +63,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	if *query != "" {
 		if db == nil {
-			return errors.New("check: -floor-query needs -dsn")
+			return &FlagError{Flag: "-dsn", Reason: "-floor-query runs on the old system's database"}
 		}
 		var v sql.NullInt64
 		if err := db.QueryRowContext(ctx, *query).Scan(&v); err != nil {
@@ -93,7 +94,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		if db == nil {
-			return fmt.Errorf("check: -%s-table needs -dsn", p.schema)
+			return &FlagError{Flag: "-dsn", Reason: fmt.Sprintf("-%s-table is read from the old system's database", p.schema)}
 		}
 		rows, err := db.QueryContext(ctx, fmt.Sprintf(p.q, p.table))
 		if err != nil {
@@ -160,13 +161,42 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 
-	// Print the configuration that continues the old system.
-	var b strings.Builder
-	b.WriteString("# Continues the old system: paste into idgen-server's configuration.\n")
-	if dialect != "" {
-		fmt.Fprintf(&b, "stores:\n  old: {type: %s, dsn: %q}\n", dialect, *dsn)
+	// Print the configuration that continues the old system: a whole file, with every
+	// store it names defined and a tag for each part it continues.
+	snowflakePart := *layoutName != "" || *floor > 0 || peerMin >= 0
+	if !snowflakePart && len(tags) == 0 {
+		return &FlagError{Flag: "-layout, -floor, -floor-query, -workers, -leaf-table or -tinyid-table",
+			Reason: "nothing of the old system to continue: name its snowflake layout, the highest ID it issued, its fleet's worker IDs or its segment table"}
 	}
-	if *layoutName != "" || *floor > 0 || peerMin >= 0 {
+	var b strings.Builder
+	b.WriteString("# Continues the old system: idgen-server's configuration (check -config checks it).\n")
+	b.WriteString("listen: 127.0.0.1:7070  # loopback: add tokens before serving other hosts\n")
+	leaseStore := ""
+	if snowflakePart {
+		switch {
+		case *leaseDSN != "" && *leaseDSN != *dsn:
+			leaseStore = "idgen"
+		case *dsn != "":
+			leaseStore = "old"
+		default:
+			return &FlagError{Flag: "-lease-dsn", Reason: "missing: the snowflake lease needs a store to lease worker IDs from " +
+				"(a postgres, mysql or sqlite database of idgen-server's), and no -dsn was given to use"}
+		}
+	}
+	if dialect != "" || leaseStore == "idgen" {
+		b.WriteString("stores:\n")
+		if dialect != "" {
+			fmt.Fprintf(&b, "  old: {type: %s, dsn: %q}\n", dialect, *dsn)
+		}
+		if leaseStore == "idgen" {
+			typ, err := dsnDriver("", *leaseDSN)
+			if err != nil {
+				return fmt.Errorf("check: -lease-dsn: %w", err)
+			}
+			fmt.Fprintf(&b, "  idgen: {type: %s, dsn: %q}\n", typ, *leaseDSN)
+		}
+	}
+	if snowflakePart {
 		l, err := config.Layout(*layoutName)
 		if err != nil {
 			return fmt.Errorf("check: -layout: %v", err)
@@ -180,7 +210,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		} else if *floor > 0 {
 			fmt.Fprintf(&b, "  floor: %d\n", *floor)
 		}
-		lease := "  lease:\n    store: old  # or any sqlite, postgres or mysql store\n"
+		lease := fmt.Sprintf("  lease:\n    store: %s\n", leaseStore)
 		if peerMin >= 0 {
 			switch {
 			case peerMax < l.MaxWorker():
@@ -193,15 +223,31 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		b.WriteString(lease)
 	}
-	if len(tags) > 0 {
-		b.WriteString("tags:\n")
-		for _, t := range tags {
-			fmt.Fprintf(&b, "  - {name: %s, kind: segment, store: old, schema: %s, table: %s}  # next ID %d\n", t.tag, t.schema, t.table, t.next)
-		}
+	b.WriteString("tags:\n")
+	if snowflakePart {
+		b.WriteString("  - {name: id, kind: snowflake}\n")
+	}
+	for _, t := range tags {
+		fmt.Fprintf(&b, "  - {name: %s, kind: segment, store: old, schema: %s, table: %s}  # next ID %d\n", t.tag, t.schema, t.table, t.next)
+	}
+	// What is printed must be a configuration the server starts from.
+	if _, err := config.Parse("check's output", []byte(b.String())); err != nil {
+		return fmt.Errorf("check: the configuration these flags make is not one idgen-server accepts: %w", err)
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
 }
+
+// FlagError is check's refusal of flags that leave out something the configuration it
+// prints needs, or that another flag needs: Flag names the flag (or flags) to add,
+// Reason says what for.
+type FlagError struct {
+	Flag   string
+	Reason string
+}
+
+// Error implements error.
+func (e *FlagError) Error() string { return "check: " + e.Flag + ": " + e.Reason }
 
 // indexTag returns the index of the tag named name in cfg, or -1.
 func indexTag(cfg *config.Config, name string) int {
@@ -215,6 +261,18 @@ func indexTag(cfg *config.Config, name string) int {
 
 // openDSN opens dsn with driver (postgres, mysql, sqlite), or the one its form names.
 func openDSN(driver, dsn string) (string, *sql.DB, error) {
+	driver, err := dsnDriver(driver, dsn)
+	if err != nil {
+		return "", nil, err
+	}
+	name := map[string]string{config.StorePostgres: "pgx", config.StoreMySQL: "mysql", config.StoreSQLite: "sqlite"}[driver]
+	db, err := sql.Open(name, dsn)
+	return driver, db, err
+}
+
+// dsnDriver returns driver (postgres, mysql, sqlite), or, when it is empty, the one the
+// form of dsn names.
+func dsnDriver(driver, dsn string) (string, error) {
 	if driver == "" {
 		switch {
 		case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
@@ -225,10 +283,9 @@ func openDSN(driver, dsn string) (string, *sql.DB, error) {
 			driver = config.StoreSQLite
 		}
 	}
-	name := map[string]string{config.StorePostgres: "pgx", config.StoreMySQL: "mysql", config.StoreSQLite: "sqlite"}[driver]
-	if name == "" {
-		return "", nil, fmt.Errorf("-driver %q: want postgres, mysql or sqlite", driver)
+	switch driver {
+	case config.StorePostgres, config.StoreMySQL, config.StoreSQLite:
+		return driver, nil
 	}
-	db, err := sql.Open(name, dsn)
-	return driver, db, err
+	return "", fmt.Errorf("-driver %q: want postgres, mysql or sqlite", driver)
 }

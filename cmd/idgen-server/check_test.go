@@ -18,8 +18,11 @@ import (
 
 // TestCheck: check prints the configuration that continues an old system (Leaf's layout
 // and last ID, its fleet's worker IDs, an auto-increment table's max(id), Leaf's segment
-// rows), the printed configuration passes check -config, and check -config refuses one
-// that would go backwards or overlap, saying what to change.
+// rows), a whole one the server's config.Parse accepts as printed, which passes check
+// -config; flags that leave the printed configuration without a store it names (no -dsn
+// nor -lease-dsn for the lease) are refused with a *FlagError naming the flag; check
+// -config refuses a configuration that would go backwards or overlap, saying what to
+// change.
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
@@ -41,20 +44,28 @@ func TestCheck(t *testing.T) {
 		return f
 	}
 
-	out, err := check("-layout", "leaf", "-floor", floor, "-workers", "0-511")
+	// Without -dsn nothing names the store the lease is on: refused, naming the flag
+	// (it printed "store: old" with no store old defined).
+	_, err = check("-layout", "leaf", "-floor", floor, "-workers", "0-511")
+	var fe *FlagError
+	if !errors.As(err, &fe) || fe.Flag != "-lease-dsn" || !strings.HasPrefix(err.Error(), "check: -lease-dsn: missing: the snowflake lease needs a store") {
+		t.Fatalf("check without a store for the lease: %v, want a *FlagError naming -lease-dsn", err)
+	}
+	leaseDB := filepath.Join(dir, "idgen.db")
+	out, err := check("-layout", "leaf", "-floor", floor, "-workers", "0-511", "-lease-dsn", leaseDB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"  layout: leaf\n", "  floor: " + floor + "\n", "    min_worker: 512  # the old fleet has 0-511\n    max_worker: 1023\n"} {
+	for _, w := range []string{"  idgen: {type: sqlite, dsn: " + strconv.Quote(leaseDB) + "}\n", "  layout: leaf\n", "  floor: " + floor + "\n",
+		"    store: idgen\n", "    min_worker: 512  # the old fleet has 0-511\n    max_worker: 1023\n", "  - {name: id, kind: snowflake}\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("check output lacks %q:\n%s", w, out)
 		}
 	}
-	// The printed configuration, with a store and a tag, is one check accepts.
-	printed := strings.Replace(out, "store: old", "store: local", 1)
-	good := write("good.yaml", "listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\n"+printed+"tags:\n  - {name: id, kind: snowflake}\n")
-	if _, err := config.Parse(good, []byte(mustRead(t, good))); err != nil {
-		t.Fatalf("printed configuration: %v\n%s", err, mustRead(t, good))
+	// The printed configuration, as it is, is one the server and check accept.
+	good := write("good.yaml", out)
+	if _, err := config.Parse(good, []byte(out)); err != nil {
+		t.Fatalf("printed configuration: %v\n%s", err, out)
 	}
 	if out, err := check("-config", good, "-floor", floor, "-workers", "0-511"); err != nil || !strings.Contains(out, "continues the old system") {
 		t.Fatalf("check -config of the printed configuration: %v\n%s", err, out)
@@ -86,10 +97,10 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
-	if _, err := check("-layout", "classic", "-floor", floor); !errors.Is(err, snowflake.ErrBelowFloor) {
+	if _, err := check("-layout", "classic", "-floor", floor, "-lease-dsn", leaseDB); !errors.Is(err, snowflake.ErrBelowFloor) {
 		t.Errorf("check -layout classic over Leaf's IDs: %v", err)
 	}
-	if _, err := check("-layout", "leaf", "-workers", "0-1023"); err == nil || !strings.Contains(err.Error(), "no worker ID is left for idgen") {
+	if _, err := check("-layout", "leaf", "-workers", "0-1023", "-lease-dsn", leaseDB); err == nil || !strings.Contains(err.Error(), "no worker ID is left for idgen") {
 		t.Errorf("check with the whole worker field taken: %v", err)
 	}
 
@@ -104,8 +115,26 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err = check("-dsn", app, "-floor-query", "SELECT max(id) FROM orders")
-	if err != nil || !strings.Contains(out, `  floor: {store: old, query: "SELECT max(id) FROM orders"}  # 42 now`) || !strings.Contains(out, "old: {type: sqlite") {
+	if err != nil || !strings.Contains(out, `  floor: {store: old, query: "SELECT max(id) FROM orders"}  # 42 now`) || !strings.Contains(out, "old: {type: sqlite") ||
+		!strings.Contains(out, "    store: old\n") {
 		t.Fatalf("check of an auto-increment table: %v\n%s", err, out)
+	}
+	if _, err := config.Parse("auto-increment", []byte(out)); err != nil {
+		t.Fatalf("printed configuration: %v\n%s", err, out)
+	}
+	// A flag that reads the old database needs -dsn; no flag at all continues nothing.
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"-floor-query", "SELECT max(id) FROM orders"}, "-dsn"},
+		{[]string{"-leaf-table", "leaf_alloc"}, "-dsn"},
+		{nil, "-layout, -floor, -floor-query, -workers, -leaf-table or -tinyid-table"},
+	} {
+		_, err := check(tc.args...)
+		if fe := (*FlagError)(nil); !errors.As(err, &fe) || fe.Flag != tc.flag {
+			t.Errorf("check %q: %v, want a *FlagError naming %s", tc.args, err, tc.flag)
+		}
 	}
 }
 
@@ -137,6 +166,9 @@ func TestCheckLeafTable(t *testing.T) {
 	}
 	if w := "  - {name: orders, kind: segment, store: old, schema: leaf, table: " + table + "}  # next ID 7001\n"; !strings.Contains(out.String(), w) {
 		t.Fatalf("output lacks %q:\n%s", w, out.String())
+	}
+	if _, err := config.Parse("leaf tags", out.Bytes()); err != nil {
+		t.Fatalf("printed configuration: %v\n%s", err, out.String())
 	}
 	f := filepath.Join(t.TempDir(), "idgen.yaml")
 	os.WriteFile(f, []byte("listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\ntags:\n  - {name: orders, kind: segment, store: local}\n"), 0o644)

@@ -15,7 +15,8 @@ import (
 )
 
 // TestBackend is runtime/lease's backend contract (leasetest.RunBackend) on etcd, with
-// the expiry step on etcd's whole-second leases: etcd deletes the key when it ends one.
+// the expiry step on etcd's whole-second leases: etcd deletes the key when it ends one;
+// the "range" subtests check AcquireRange (lease.Config.MinWorker).
 func TestBackend(t *testing.T) {
 	var c *clientv3.Client
 	leasetest.RunBackend(t, leasetest.Suite{
@@ -25,6 +26,7 @@ func TestBackend(t *testing.T) {
 			return b
 		},
 		MinTTL: time.Second,
+		Range:  true,
 		Expired: func(t *testing.T, b lease.Backend, worker int64) {
 			waitGone(t, c, b.(*Backend).holder+strconv.FormatInt(worker, 10))
 		},

@@ -24,7 +24,8 @@
 //   - Acquire grants an etcd lease of the TTL (etcd counts whole seconds, at least its own
 //     minimum: 1.5 election timeouts rounded up, 2 s at the defaults), lists holder/ (only
 //     a key ending in an ID in canonical decimal holds one: a stray "01", "+1" or "-0" is
-//     ignored), and claims the lowest ID without a holder with one transaction: if
+//     ignored), and claims the lowest ID without a holder (AcquireRange, for
+//     lease.Config.MinWorker: the lowest in [min, max]) with one transaction: if
 //     holder/w does not exist, put holder/w (on the lease), owner/w and expires/w, and
 //     read the old owner/w, expires/w and last/w. A claim that lost a race to another
 //     claimer tries the next lowest again.

@@ -40,7 +40,7 @@ type Backend struct {
 	holder, owner, expires, last string
 }
 
-var _ lease.Backend = (*Backend)(nil)
+var _ lease.RangeBackend = (*Backend)(nil)
 
 // New returns a backend on client whose keys start with opts.Prefix.
 func New(client *clientv3.Client, opts Options) (*Backend, error) {
@@ -93,6 +93,21 @@ func (b *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 	if max < 0 {
 		return lease.Claim{}, fmt.Errorf("etcdlease: max worker ID %d is negative", max)
 	}
+	return b.acquire(ctx, 0, max, token, ttl)
+}
+
+// AcquireRange implements lease.RangeBackend: Acquire within [min, max], by the same
+// transaction on the ID's holder key, so that a fleet sharing worker IDs with another (the
+// old service during a switch) keeps off its range. Every ID in [min, max] held is an
+// *lease.AllTakenError naming min and max.
+func (b *Backend) AcquireRange(ctx context.Context, min, max int64, token string, ttl time.Duration) (lease.Claim, error) {
+	if min < 0 || max < min {
+		return lease.Claim{}, fmt.Errorf("etcdlease: worker ID range [%d, %d] is empty or negative", min, max)
+	}
+	return b.acquire(ctx, min, max, token, ttl)
+}
+
+func (b *Backend) acquire(ctx context.Context, min, max int64, token string, ttl time.Duration) (lease.Claim, error) {
 	g, err := b.c.Grant(ctx, ttlSeconds(ttl))
 	if err != nil {
 		return lease.Claim{}, fmt.Errorf("etcdlease: granting a lease of %v: %w", ttl, err)
@@ -107,7 +122,7 @@ func (b *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 		}
 	}()
 	for range maxRaces {
-		w, err := b.lowestFree(ctx, max)
+		w, err := b.lowestFree(ctx, min, max)
 		if err != nil {
 			return lease.Claim{}, err
 		}
@@ -146,12 +161,12 @@ func (b *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 	return lease.Claim{}, fmt.Errorf("etcdlease: claiming a worker ID: lost %d races to other claimers", maxRaces)
 }
 
-// lowestFree lists the holder keys and returns the lowest ID in [0, max] without one, or
+// lowestFree lists the holder keys and returns the lowest ID in [min, max] without one, or
 // an *AllTakenError. Only a key whose suffix is an ID as Acquire writes it (canonical
 // decimal: no sign, no leading zero) holds that ID: a stray "01", "+1" or "-0" is not the
 // key the claim's transaction compares, so counting it would make Acquire try a held ID
 // again and again, or skip a free one.
-func (b *Backend) lowestFree(ctx context.Context, max int64) (int64, error) {
+func (b *Backend) lowestFree(ctx context.Context, min, max int64) (int64, error) {
 	resp, err := b.c.Get(ctx, b.holder, clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
 		return 0, fmt.Errorf("etcdlease: listing the worker IDs held: %w", err)
@@ -159,13 +174,13 @@ func (b *Backend) lowestFree(ctx context.Context, max int64) (int64, error) {
 	held := make([]int64, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
 		id := strings.TrimPrefix(string(kv.Key), b.holder)
-		if w, err := strconv.ParseInt(id, 10, 64); err == nil && w >= 0 && w <= max && strconv.FormatInt(w, 10) == id {
+		if w, err := strconv.ParseInt(id, 10, 64); err == nil && w >= min && w <= max && strconv.FormatInt(w, 10) == id {
 			held = append(held, w)
 		}
 	}
 	slices.Sort(held)
 	held = slices.Compact(held)
-	w := int64(0)
+	w := min
 	for _, h := range held {
 		if h != w {
 			break
@@ -173,7 +188,7 @@ func (b *Backend) lowestFree(ctx context.Context, max int64) (int64, error) {
 		w++
 	}
 	if w > max {
-		return 0, &lease.AllTakenError{Max: max}
+		return 0, &lease.AllTakenError{Min: min, Max: max}
 	}
 	return w, nil
 }

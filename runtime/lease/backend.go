@@ -37,7 +37,8 @@ type Backend interface {
 }
 
 // RangeBackend is a Backend that also claims within a range of worker IDs not starting at
-// 0, for Config.MinWorker. The SQL backend is one.
+// 0, for Config.MinWorker. Every bundled backend is one: SQL here, Redis
+// (plugins/redis/redislease) and etcd (plugins/etcdlease).
 type RangeBackend interface {
 	Backend
 	// AcquireRange is Acquire within [min, max].

@@ -28,7 +28,7 @@ type Config struct {
 	// MinWorker is the lowest worker ID to lease (0 if unset). With MaxWorker it keeps
 	// this fleet off the worker IDs another holds, such as the old service's during a
 	// switch (Leaf's or sonyflake's machines on the same layout). A MinWorker above 0
-	// needs a Backend that is a RangeBackend (the SQL backend is).
+	// needs a Backend that is a RangeBackend (the SQL, Redis and etcd backends are).
 	MinWorker int64
 	// TTL is how long a lease lasts unless renewed; 0 means DefaultTTL. Renewals run every
 	// TTL/3; a failed one is retried every TTL/12. A claim that finds no record of its
@@ -283,7 +283,7 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 		return nil, fmt.Errorf("lease: MinWorker %d out of range [0, MaxWorker %d]", l.min, l.max)
 	case l.min > 0:
 		if _, ok := b.(RangeBackend); !ok {
-			return nil, fmt.Errorf("lease: MinWorker %d needs a backend that claims within a range (a RangeBackend, as the SQL one); %T is not", l.min, b)
+			return nil, fmt.Errorf("lease: MinWorker %d needs a backend that claims within a range (a RangeBackend, as the SQL, Redis and etcd ones are); %T is not", l.min, b)
 		}
 	}
 	if l.ttl == 0 {

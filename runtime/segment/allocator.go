@@ -443,7 +443,8 @@ func (a *Allocator) file(r Range, err error, at attempt, took time.Duration) err
 	defer a.mu.Unlock()
 	a.fetching = nil
 	if err == nil && a.o.Floor > 0 && r.First <= a.o.Floor {
-		err = &FloorError{Tag: a.tag, Floor: a.o.Floor, Block: r}
+		nc, ok := a.store.(NextCounter)
+		err = &FloorError{Tag: a.tag, Floor: a.o.Floor, Block: r, CounterIsNext: ok && nc.CounterIsNext()}
 	}
 	if err == nil && (r.First > r.Last || r.First <= a.high) {
 		// A store that moved back (a Redis restarted without its data) would repeat IDs.

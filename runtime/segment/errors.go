@@ -18,7 +18,9 @@ var (
 )
 
 // FloorError reports a block that does not start above Options.Floor, the highest ID
-// already issued for the tag: serving it would repeat IDs. It matches ErrBelowFloor.
+// already issued for the tag: serving it would repeat IDs. It matches ErrBelowFloor, and
+// its message names the value of the tag's counter that starts above the floor
+// (MinCounter), which depends on what the store's counter means (CounterIsNext).
 type FloorError struct {
 	// Tag is the allocator's business tag.
 	Tag string
@@ -26,13 +28,33 @@ type FloorError struct {
 	Floor int64
 	// Block is the block the store returned.
 	Block Range
+	// CounterIsNext says the store's counter (max_id) is the next ID it hands out, as
+	// Leaf's leaf_alloc keeps it (the store is a NextCounter), not the last one handed out,
+	// as idgen's own table and tinyid's keep it.
+	CounterIsNext bool
+}
+
+// MinCounter returns the lowest value of the tag's counter (max_id) from which the
+// store's blocks start above Floor: Floor+1 where the counter is the next ID handed out
+// (CounterIsNext: Leaf's max_id must be above the floor), Floor where it is the last one
+// (idgen's table, tinyid's: the next block starts at max_id+1).
+func (e *FloorError) MinCounter() int64 {
+	if e.CounterIsNext {
+		return e.Floor + 1
+	}
+	return e.Floor
 }
 
 // Error implements error.
 func (e *FloorError) Error() string {
-	return fmt.Sprintf("segment: tag %q: the store's block [%d, %d] does not start above the floor %d (the highest ID already issued): "+
-		"move the tag's counter (max_id) up to at least %d, never down (SQL.Create starts a new tag at %d), or correct the floor",
-		e.Tag, e.Block.First, e.Block.Last, e.Floor, e.Floor, e.Floor+1)
+	head := fmt.Sprintf("segment: tag %q: the store's block [%d, %d] does not start above the floor %d (the highest ID already issued): ",
+		e.Tag, e.Block.First, e.Block.Last, e.Floor)
+	if e.CounterIsNext {
+		return head + fmt.Sprintf("move the tag's counter (max_id, the next ID the table hands out) up to at least %d, never down, or correct the floor",
+			e.MinCounter())
+	}
+	return head + fmt.Sprintf("move the tag's counter (max_id) up to at least %d, never down (SQL.Create starts a new tag at %d), or correct the floor",
+		e.MinCounter(), e.Floor+1)
 }
 
 // Is reports whether target is ErrBelowFloor.

@@ -132,6 +132,10 @@ func NewLeaf(db *sql.DB, dialect sqldb.Dialect, opts PeerOptions) (*Leaf, error)
 	return s, nil
 }
 
+// CounterIsNext implements NextCounter: Leaf's max_id is the next ID it hands out, so a
+// *FloorError asks for max_id at least floor+1.
+func (s *Leaf) CounterIsNext() bool { return true }
+
 // peerResolve checks a peer's table name and dialect.
 func peerResolve(peer string, d sqldb.Dialect, table, def string) (string, error) {
 	if d == sqldb.SQLite {

@@ -55,3 +55,13 @@ type Store interface {
 	// passed over; a tag seen for the first time starts at 1.
 	Reserve(ctx context.Context, tag string, step int64) (Range, error)
 }
+
+// NextCounter is implemented by a Store whose counter is the next ID it hands out, as
+// Leaf's max_id is, where idgen's own table (SQL, Memory, Redis) and tinyid's keep the
+// last one handed out. A block then starts above a floor only once the counter is above
+// it (at least floor+1), and an Allocator's *FloorError says so (CounterIsNext).
+type NextCounter interface {
+	Store
+	// CounterIsNext reports whether a tag's counter is the next ID the store hands out.
+	CounterIsNext() bool
+}

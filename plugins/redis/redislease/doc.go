@@ -23,12 +23,13 @@
 // Each step is one Lua script, so it is atomic, and each reads the time from Redis (TIME),
 // so expiry is judged by one clock whatever the holders' clocks say:
 //
-//   - Acquire walks the IDs from 0 and claims the first whose expires field is not in the
-//     future: it sets holder and expires, and returns the recorded tick and the previous
-//     expiry. A missing holder or expires field is a fresh claim (lease.Claim.Fresh): the
-//     ID was never leased, or Redis lost it. A claim costs one hash lookup per held ID
-//     below the one it takes (one that finds all 1,024 of Classic() held takes about a
-//     millisecond of Redis's time).
+//   - Acquire walks the IDs from 0 (AcquireRange, for lease.Config.MinWorker: from min, up
+//     to max only) and claims the first whose expires field is not in the future: it sets
+//     holder and expires, and returns the recorded tick and the previous expiry. A missing
+//     holder or expires field is a fresh claim (lease.Claim.Fresh): the ID was never
+//     leased, or Redis lost it. A claim costs one hash lookup per held ID below the one it
+//     takes (one that finds all 1,024 of Classic() held takes about a millisecond of
+//     Redis's time).
 //   - Renew, if holder is the token and the lease has not expired: extends expires by the
 //     TTL and raises last. Otherwise a *lease.LostError: taken, expired, or no lease
 //     recorded.

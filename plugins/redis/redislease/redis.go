@@ -31,12 +31,12 @@ const luaNow = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
-// acquireLua: ARGV max, token, ttl. Returns {worker, last, previous expiry, new expiry,
-// fresh}, or {-1} when every ID in [0, max] is held. fresh is 1 when the holder or the
+// acquireLua: ARGV max, token, ttl, min. Returns {worker, last, previous expiry, new
+// expiry, fresh}, or {-1} when every ID in [min, max] is held. fresh is 1 when the holder or the
 // expires field of the ID did not exist: the ID was never leased, or Redis lost it.
 var acquireLua = redis.NewScript(luaNow + `
-local max, ttl = tonumber(ARGV[1]), tonumber(ARGV[3])
-for id = 0, max do
+local max, ttl, min = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4])
+for id = min, max do
 	local f = tostring(id)
 	local rec = redis.call('HGET', KEYS[2], f)
 	local exp = tonumber(rec or '0')
@@ -95,7 +95,7 @@ type Backend struct {
 	keys []string
 }
 
-var _ lease.Backend = (*Backend)(nil)
+var _ lease.RangeBackend = (*Backend)(nil)
 
 // Options configures a [Backend]. The zero value uses DefaultPrefix (DefaultClusterPrefix
 // on a *redis.ClusterClient) and checks that the server persists its data.
@@ -198,12 +198,27 @@ func (r *Backend) Acquire(ctx context.Context, max int64, token string, ttl time
 	if max < 0 {
 		return lease.Claim{}, fmt.Errorf("redislease: max worker ID %d is negative", max)
 	}
-	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.Duration(ttl)).Int64Slice()
+	return r.acquire(ctx, 0, max, token, ttl)
+}
+
+// AcquireRange implements lease.RangeBackend: Acquire within [min, max], in the same one
+// script walking the IDs from min, so that a fleet sharing worker IDs with another (the old
+// service during a switch) keeps off its range. Every ID in [min, max] held is an
+// *lease.AllTakenError naming min and max.
+func (r *Backend) AcquireRange(ctx context.Context, min, max int64, token string, ttl time.Duration) (lease.Claim, error) {
+	if min < 0 || max < min {
+		return lease.Claim{}, fmt.Errorf("redislease: worker ID range [%d, %d] is empty or negative", min, max)
+	}
+	return r.acquire(ctx, min, max, token, ttl)
+}
+
+func (r *Backend) acquire(ctx context.Context, min, max int64, token string, ttl time.Duration) (lease.Claim, error) {
+	v, err := acquireLua.Run(ctx, r.c, r.keys, max, token, millis.Duration(ttl), min).Int64Slice()
 	if err != nil {
 		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: %w", err)
 	}
 	if len(v) == 1 && v[0] < 0 {
-		return lease.Claim{}, &lease.AllTakenError{Max: max}
+		return lease.Claim{}, &lease.AllTakenError{Min: min, Max: max}
 	}
 	if len(v) != 5 {
 		return lease.Claim{}, fmt.Errorf("redislease: claiming a worker ID: unexpected reply %v", v)

@@ -30,6 +30,10 @@ type Suite struct {
 	// Skew bounds how far the store's clock may be from the test's, for the times a
 	// Claim reports (Expires, Prev): 50 ms if zero, for a store on the same machine.
 	Skew time.Duration
+	// Range says the backend claims within a range of worker IDs (lease.RangeBackend):
+	// the "range" subtest then fails unless it is one. Without it a backend that is one
+	// is still checked as one, and one that is not must be refused a Config.MinWorker.
+	Range bool
 }
 
 // RunBackend runs the contract every lease.Backend keeps against the backends s.Open
@@ -48,6 +52,12 @@ type Suite struct {
 //   - "concurrent": 16 claimers racing for 12 IDs: each ID goes to exactly one, the others
 //     get lease.ErrAllTaken.
 //   - "dense": a released ID in the middle is claimed before the gap above the highest.
+//   - "range", for a lease.RangeBackend (required with Suite.Range): AcquireRange claims
+//     the lowest free ID in [min, max], never one below min that an old fleet's Acquire
+//     would take, fails with an *lease.AllTakenError naming min and max when all are held
+//     and refuses an empty range; claimers racing AcquireRange beside claimers racing
+//     Acquire below min each get one ID of their own range; a Lease with MinWorker
+//     leases min. A backend that is not one must be refused a MinWorker by lease.Acquire.
 //
 // runtime/lease's SQL backends, plugins/redis/redislease and plugins/etcdlease run it; a
 // Backend for another store passes it before Processes runs a fleet on it.
@@ -67,6 +77,9 @@ func RunBackend(t *testing.T, s Suite) {
 	t.Run("range", func(t *testing.T) {
 		b := s.Open(t)
 		rb, ok := b.(lease.RangeBackend)
+		if !ok && s.Range {
+			t.Fatalf("%T is not a lease.RangeBackend: it has no AcquireRange(ctx, min, max, token, ttl)", b)
+		}
 		if !ok {
 			// It leases from 0 up: a Lease refuses a MinWorker on it.
 			_, err := lease.Acquire(context.Background(), b, lease.Config{Layout: snowflake.Classic(), MinWorker: 8})
@@ -77,6 +90,13 @@ func RunBackend(t *testing.T, s Suite) {
 		}
 		workerRange(t, rb)
 	})
+	if s.Range {
+		t.Run("concurrent range", func(t *testing.T) {
+			if rb, ok := s.Open(t).(lease.RangeBackend); ok {
+				concurrentRange(t, rb)
+			}
+		})
+	}
 }
 
 func contract(t *testing.T, s Suite, b lease.Backend) {
@@ -300,5 +320,57 @@ func workerRange(t *testing.T, b lease.RangeBackend) {
 	defer l.Close(ctx)
 	if w := <-acquired; w != 8 {
 		t.Fatalf("Lease with MinWorker 8 acquired worker %d", w)
+	}
+}
+
+// concurrentRange races claimers of a new fleet for [4, 9] beside claimers of an old one
+// for [0, 3], more of each than IDs: each ID goes to exactly one claimer of its own fleet,
+// the rest are told every ID of their range is held.
+func concurrentRange(t *testing.T, b lease.RangeBackend) {
+	const claimers = 10
+	var (
+		wg             sync.WaitGroup
+		mu             sync.Mutex
+		oldIDs, newIDs []int64
+		full           = map[string]int{}
+	)
+	start := make(chan struct{})
+	for i := range 2 * claimers {
+		wg.Go(func() {
+			<-start
+			var c lease.Claim
+			var err error
+			fleet := "old"
+			if i%2 == 0 {
+				c, err = b.Acquire(context.Background(), 3, lease.NewToken(), time.Minute)
+			} else {
+				fleet = "new"
+				c, err = b.AcquireRange(context.Background(), 4, 9, lease.NewToken(), time.Minute)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var all *lease.AllTakenError
+			switch {
+			case err == nil && fleet == "old":
+				oldIDs = append(oldIDs, c.Worker)
+			case err == nil:
+				newIDs = append(newIDs, c.Worker)
+			case errors.As(err, &all):
+				if fleet == "new" && (all.Min != 4 || all.Max != 9) || fleet == "old" && all.Max != 3 {
+					t.Errorf("%s fleet: %v", fleet, err)
+				}
+				full[fleet]++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	slices.Sort(oldIDs)
+	slices.Sort(newIDs)
+	if fmt.Sprint(oldIDs) != "[0 1 2 3]" || fmt.Sprint(newIDs) != "[4 5 6 7 8 9]" || full["old"] != claimers-4 || full["new"] != claimers-6 {
+		t.Errorf("old fleet claimed %v (%d refused), new fleet %v (%d refused); want [0 1 2 3] (%d) and [4 5 6 7 8 9] (%d)",
+			oldIDs, full["old"], newIDs, full["new"], claimers-4, claimers-6)
 	}
 }

@@ -18,7 +18,9 @@
 //	}
 //
 // Suite says what differs between stores: the shortest TTL the store keeps (etcd counts
-// whole seconds) and how to wait for the store to end a lease.
+// whole seconds), how to wait for the store to end a lease, and whether the backend must
+// claim within a range of worker IDs (Range: a lease.RangeBackend, for
+// lease.Config.MinWorker, as every bundled backend is).
 //
 // # Wiring
 //

@@ -242,8 +242,8 @@ type Lease struct {
 	// MaxWorker bounds the worker IDs leased; the layout's maximum if 0.
 	MaxWorker int64 `yaml:"max_worker"`
 	// MinWorker is the lowest worker ID leased (0 if unset): with MaxWorker it keeps this
-	// fleet off the worker IDs the old service's machines use during a switch. Above 0 it
-	// needs an SQL lease store.
+	// fleet off the worker IDs the old service's machines use during a switch. Every lease
+	// store (sqlite, postgres, mysql, redis, etcd) claims within the range.
 	MinWorker int64 `yaml:"min_worker"`
 }
 
@@ -658,10 +658,6 @@ func (c *Config) check() error {
 			return fieldErr("snowflake.lease.min_worker", "%d out of range [0, max_worker %d]", l.MinWorker, maxW)
 		case l.Worker != nil && (*l.Worker < l.MinWorker || (l.MaxWorker > 0 && *l.Worker > l.MaxWorker)):
 			return fieldErr("snowflake.lease.worker", "%d is outside min_worker %d to max_worker %d", *l.Worker, l.MinWorker, maxW)
-		case l.MinWorker > 0 && l.Store != "":
-			if t := c.Stores[l.Store].Type; t != StoreSQLite && t != StorePostgres && t != StoreMySQL {
-				return fieldErr("snowflake.lease.min_worker", "store %q is %s, which leases worker IDs from 0 up: a range starting above 0 needs an sqlite, postgres or mysql lease store", l.Store, t)
-			}
 		}
 		if l.TTL < 0 || l.Margin < 0 || l.Skew < 0 {
 			return fieldErr("snowflake.lease", "ttl, margin and skew must not be negative")

@@ -72,8 +72,6 @@ func TestBadField(t *testing.T) {
 			`config: x.yaml:6: snowflake.lease.max_worker: 1024 out of range [0, 1023] of layout classic`},
 		{"static worker outside range", strings.Replace(good, "lease: {store: local}", "lease: {worker: 3, min_worker: 512}", 1),
 			`config: x.yaml:6: snowflake.lease.worker: 3 is outside min_worker 512 to max_worker 1023`},
-		{"min worker on redis", strings.Replace(strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite}\n  r: {type: redis, dsn: 'redis://x'}", 1), "lease: {store: local}", "lease: {store: r, min_worker: 512}", 1),
-			`config: x.yaml:7: snowflake.lease.min_worker: store "r" is redis, which leases worker IDs from 0 up`},
 		{"duplicate tag", strings.Replace(good, "name: order", "name: id", 1),
 			`config: x.yaml:10: tags[1].name: tag "id" is configured twice`},
 		{"bad store type", strings.Replace(good, "type: sqlite", "type: mongo", 1),
@@ -124,7 +122,8 @@ func TestBadField(t *testing.T) {
 	}
 }
 
-// TestSwitchFields: a layout in full, floors as numbers and queries, a worker range.
+// TestSwitchFields: a layout in full, floors as numbers and queries, a worker range (on
+// every type of lease store).
 func TestSwitchFields(t *testing.T) {
 	y := strings.Replace(good, "layout: classic\n  lease: {store: local}", `layout: {preset: sonyflake-v1, epoch: 2020-01-01}
   floor: 123456789
@@ -139,6 +138,13 @@ func TestSwitchFields(t *testing.T) {
 	}
 	if c.Snowflake.Floor.ID != 123456789 || c.Tags[1].Floor.Query != "SELECT max(id) FROM orders" || c.Snowflake.Lease.MinWorker != 512 {
 		t.Fatalf("%+v %+v %+v", c.Snowflake, c.Tags[1].Floor, c.Snowflake.Lease)
+	}
+	// Every lease store claims within a range: Redis and etcd too.
+	for _, st := range []string{"{type: redis, dsn: 'redis://x'}", "{type: etcd, endpoints: ['127.0.0.1:2379']}"} {
+		y := strings.Replace(strings.Replace(good, "local: {type: sqlite}", "local: {type: sqlite}\n  r: "+st, 1), "lease: {store: local}", "lease: {store: r, min_worker: 512}", 1)
+		if c, err := Parse("x.yaml", []byte(y)); err != nil || c.Snowflake.Lease.MinWorker != 512 {
+			t.Errorf("min_worker on %s: %v", st, err)
+		}
 	}
 	for _, name := range []string{"leaf", "Classic-DC", "classicdc", "uid-generator", "epoch=1288834974657,unit=1ms,bits=41/10/12"} {
 		if _, err := Parse("x.yaml", []byte(strings.Replace(good, "layout: classic", "layout: "+name, 1))); err != nil {

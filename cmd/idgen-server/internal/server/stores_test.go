@@ -15,9 +15,11 @@ import (
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
-// TestStores: every store type leases the worker ID and holds the segments (etcd: leases
-// only), configured as a user would (the shared servers of IDGEN_TEST_*; tables and keys
-// of the test's own); two servers on one store find each other through it.
+// TestStores: every store type leases the worker ID, within min_worker 600 up (a range
+// beside an old fleet's, which Redis and etcd were refused before issue 37), and holds the
+// segments (etcd: leases only), configured as a user would (the shared servers of
+// IDGEN_TEST_*; tables and keys of the test's own); two servers on one store find each
+// other through it.
 func TestStores(t *testing.T) {
 	suffix := strings.ToLower(rand.Text()[:8])
 	cases := []struct {
@@ -48,7 +50,7 @@ func TestStores(t *testing.T) {
 			if c.name == "etcd" {
 				tags, tagsYAML = tags[:1], "  - {name: id, kind: snowflake}\n"
 			}
-			cfg := fmt.Sprintf("stores:\n  db: "+c.store+"\nsnowflake:\n  lease: {store: db, ttl: 3s}\ntags:\n"+tagsYAML, dsn)
+			cfg := fmt.Sprintf("stores:\n  db: "+c.store+"\nsnowflake:\n  lease: {store: db, ttl: 3s, min_worker: 600}\ntags:\n"+tagsYAML, dsn)
 			s := testserver.Start(t, cfg)
 			other := testserver.Start(t, cfg)
 			testserver.WaitReady(t, s.URL)
@@ -60,12 +62,12 @@ func TestStores(t *testing.T) {
 				}
 			}
 			st := s.Status(nil)
-			if st.Lease.Worker < 0 || !st.Ready {
+			if st.Lease.Worker < 600 || !st.Ready {
 				t.Fatalf("status %v", st)
 			}
 			f := s.Fleet(context.Background())
-			if len(f) != 2 || f[1].Address != other.URL || !f[1].Registered || f[1].Reason != "" || f[1].Status.Lease.Worker == st.Lease.Worker {
-				t.Fatalf("fleet %+v, want this server and %s with another worker ID", f, other.URL)
+			if len(f) != 2 || f[1].Address != other.URL || !f[1].Registered || f[1].Reason != "" || f[1].Status.Lease.Worker == st.Lease.Worker || f[1].Status.Lease.Worker < 600 {
+				t.Fatalf("fleet %+v, want this server and %s with another worker ID, from 600 up", f, other.URL)
 			}
 		})
 	}

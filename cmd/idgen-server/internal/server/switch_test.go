@@ -102,8 +102,10 @@ tags:
 }
 
 // TestSwitchLeafTable: a segment tag with schema leaf takes its blocks from Leaf's own
-// row beside Leaf, whose next block (Leaf's own UPDATE) comes after the server's; a
-// leaf_alloc without Leaf's columns stops the server at start, naming the column.
+// row beside Leaf, whose next block (Leaf's own UPDATE) comes after the server's; a row
+// whose max_id (Leaf's next ID) is at the tag's floor stops it, saying to move max_id to
+// floor+1; a leaf_alloc without Leaf's columns stops the server at start, naming the
+// column.
 func TestSwitchLeafTable(t *testing.T) {
 	dsn := server.StoreDSN(t, "IDGEN_TEST_POSTGRES_DSN")
 	db, err := sql.Open("pgx", dsn)
@@ -143,10 +145,30 @@ tags:
 		t.Fatalf("Leaf's max_id after the server's block: %d, %v", maxID, err)
 	}
 
+	// Leaf's max_id is its next ID: a row at the floor would hand the floor out again,
+	// and the server says to move it to floor+1.
+	if _, err := db.Exec("INSERT INTO " + table + " (biz_tag, max_id, step) VALUES ('refunds', 9000, 100)"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("leaf.yaml", []byte(fmt.Sprintf(`listen: 127.0.0.1:0
+stores:
+  db: {type: postgres, dsn: %q}
+tags:
+  - {name: refunds, kind: segment, store: db, schema: leaf, table: %s, step: 100, max_step: 100, floor: 9000}
+`, dsn, table)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = server.New(context.Background(), cfg, discard())
+	if !errors.Is(err, segment.ErrBelowFloor) || !strings.Contains(err.Error(), `server: tag "refunds": segment: tag "refunds": the store's block [9000, 9099] does not start above the floor 9000 (the highest ID already issued): `+
+		"move the tag's counter (max_id, the next ID the table hands out) up to at least 9001, never down") {
+		t.Fatalf("server on a leaf_alloc row at the floor: %v", err)
+	}
+
 	if _, err := db.Exec("ALTER TABLE " + table + " DROP COLUMN description"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse("leaf.yaml", []byte("listen: 127.0.0.1:0\n"+text))
+	cfg, err = config.Parse("leaf.yaml", []byte("listen: 127.0.0.1:0\n"+text))
 	if err != nil {
 		t.Fatal(err)
 	}
