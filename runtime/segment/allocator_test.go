@@ -46,6 +46,18 @@ func TestNewInvalid(t *testing.T) {
 		if a, err := segment.New(s, tc.tag, tc.o); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions", tc.name, a, err)
 		}
+		// CheckOptions applies New's rule to the options alone.
+		if err := segment.CheckOptions(tc.o); tc.tag != "" && !errors.Is(err, segment.ErrInvalidOptions) {
+			t.Errorf("%s: CheckOptions = %v; want ErrInvalidOptions", tc.name, err)
+		}
+	}
+	for _, o := range []segment.Options{{}, {Step: 10, MinStep: 10, MaxStep: 10}, {MinStep: 2000}, {MaxStep: 10}} {
+		if err := segment.CheckOptions(o); err != nil {
+			t.Errorf("CheckOptions(%+v) = %v, want nil (New accepts it)", o, err)
+		}
+		if _, err := segment.New(s, "x", o); err != nil {
+			t.Errorf("New(%+v) = %v", o, err)
+		}
 	}
 	if a, err := segment.New(nil, "x", segment.Options{}); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 		t.Errorf("no store: New = %v, %v; want ErrInvalidOptions", a, err)

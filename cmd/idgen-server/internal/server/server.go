@@ -200,7 +200,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	var snow snowflakeSource
 	var layout snowflake.Layout
 	if sf := cfg.Snowflake; sf != nil {
-		layout, _ = config.Layout(string(sf.Layout))
+		layout = sf.Parsed
 		opts := snowflake.Options{Observer: &s.issued}
 		floor, err := s.snowflakeFloor(ctx, cfg, open)
 		if err != nil {
@@ -256,8 +256,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			t.snow, t.layout = snow, layout
 		case config.KindNumber:
 			t.snow, t.layout = snow, layout
-			zone, _ := config.LoadZone(tc.Zone)
-			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: zone, Layout: layout, Check: tc.Check}); err != nil {
+			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
 		case config.KindSegment:
