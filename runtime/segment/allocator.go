@@ -75,6 +75,9 @@ type Stats struct {
 	// size (0 before the first block); Next is the size of the block reserved ahead, 0
 	// when there is none. They are the two halves of the double buffer.
 	Current, CurrentSize, Next int64
+	// Err is the latest reservation's error, nil before any and after a success: with
+	// Buffered at 0 it says the tag cannot serve until a reservation succeeds.
+	Err error
 }
 
 // HistoryLen is the number of reservations an Allocator keeps for History.
@@ -238,6 +241,7 @@ func (a *Allocator) Stats() Stats {
 		s.Next = a.next.Len()
 	}
 	s.Buffered = s.Current + s.Next
+	s.Err = a.err
 	return s
 }
 

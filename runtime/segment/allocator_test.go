@@ -213,6 +213,9 @@ func TestHistory(t *testing.T) {
 	if last := h[len(h)-1]; a.Stats().Failed != 1 || len(h) != 5 || !errors.Is(last.Err, boom) || last.Step != 160 {
 		t.Fatalf("History = %+v, want it to end with the failure of step 160", h)
 	}
+	if st := a.Stats(); !errors.Is(st.Err, boom) {
+		t.Fatalf("Stats().Err = %v after the failure, want boom", st.Err)
+	}
 	// The ring keeps the latest HistoryLen, oldest first. Each round asks the store for the
 	// step set, 1, and draining that block reserves one of 2 in the background.
 	s.setFail(nil)
@@ -226,6 +229,9 @@ func TestHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitStats(t, a, "prefetch of the round", func(s segment.Stats) bool { return s.Reserved == st.Reserved+2 })
+	}
+	if st := a.Stats(); st.Err != nil {
+		t.Fatalf("Stats().Err = %v after successes, want nil", st.Err)
 	}
 	h = a.History()
 	if len(h) != segment.HistoryLen {

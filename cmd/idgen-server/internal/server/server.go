@@ -74,7 +74,6 @@ type Server struct {
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
 	static   *snowflake.Generator
-	leaseSt  leaseState
 	issued   issuedCounter
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -97,38 +96,12 @@ type Server struct {
 	closeErr  error
 }
 
-// leaseState is what the lease's events said last, for readiness and Status.
-type leaseState struct {
-	mu       sync.Mutex
-	worker   int64
-	deadline time.Time // on the generator's clock, which follows the wall clock
-	after    time.Time // a fresh claim issues nothing until then
-	last     lease.EventKind
-	err      error
-}
-
-// current returns the worker ID held, -1 when none.
-func (s *leaseState) current() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.deadline.IsZero() {
+// worker returns the worker ID the lease holds now, -1 when none (or no lease).
+func (s *Server) worker() int64 {
+	if s.lease == nil {
 		return -1
 	}
-	return s.worker
-}
-
-func (s *leaseState) onEvent(e lease.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last, s.err = e.Kind, e.Err
-	switch e.Kind {
-	case lease.Acquired:
-		s.worker, s.deadline, s.after = e.Worker, e.Deadline, e.After
-	case lease.Renewed:
-		s.deadline = e.Deadline
-	case lease.Lost, lease.Released:
-		s.deadline = time.Time{}
-	}
+	return s.lease.State().Worker
 }
 
 // issuedCounter is a snowflake.IssuedCounter that hands the generators' counts to
@@ -232,7 +205,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				Layout: layout, Options: opts, MinWorker: sf.Lease.MinWorker, MaxWorker: sf.Lease.MaxWorker,
 				TTL: sf.Lease.TTL, Margin: sf.Lease.Margin, Skew: sf.Lease.Skew,
 				OnEvent: func(e lease.Event) {
-					s.leaseSt.onEvent(e)
 					s.metrics.lease.OnEvent(e)
 					logLease(log, e)
 				},
@@ -362,12 +334,12 @@ func (s *Server) register(ctx context.Context, st *store) {
 		return
 	}
 	s.registry, s.registryStore = rs, st.name
-	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.leaseSt.current(), Started: s.started}
+	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.worker(), Started: s.started}
 	// failing is true during a streak of failed writes, so that each streak is logged
 	// once when it starts and once when it ends, not at every heartbeat.
 	var failing atomic.Bool
 	o := registry.Options{
-		Worker: s.leaseSt.current,
+		Worker: s.worker,
 		OnBeat: func(err error) {
 			switch {
 			case err != nil && !failing.Swap(true):
@@ -390,15 +362,13 @@ func (s *Server) register(ctx context.Context, st *store) {
 	}
 }
 
-// segmentObserver tells idotel and readiness of each reservation.
+// segmentObserver tells idotel and the log of each reservation.
 type segmentObserver struct {
-	next   segment.Observer
-	health *segmentHealth
-	log    *slog.Logger
+	next segment.Observer
+	log  *slog.Logger
 }
 
 func (o segmentObserver) Reserved(tag string, n int64, d time.Duration, err error) {
-	o.health.record(err)
 	if err != nil {
 		o.log.Warn("segment reservation failed", "tag", tag, "took", d, "err", err)
 	}
@@ -624,22 +594,22 @@ func (s *Server) Ready() (bool, string) {
 		return false, "shutting down"
 	}
 	if s.lease != nil {
-		st := &s.leaseSt
-		st.mu.Lock()
-		deadline, after, last := st.deadline, st.after, st.last
-		st.mu.Unlock()
+		st := s.lease.State()
 		now := time.Now()
 		switch {
-		case deadline.IsZero():
-			return false, "no worker ID held (" + last.String() + ")"
-		case !now.Before(deadline):
+		case st.Deadline.IsZero():
+			return false, "no worker ID held (" + st.Last.String() + ")"
+		case !now.Before(st.Deadline):
 			return false, "worker-ID lease not renewed in time"
-		case now.Before(after):
+		case now.Before(st.After):
 			return false, "waiting for a fresh worker ID's previous holders to stop"
 		}
 	}
 	for _, t := range s.tagList() {
-		if t.alloc != nil && t.alloc.Stats().Buffered == 0 && t.health.err() != nil {
+		if t.alloc == nil {
+			continue
+		}
+		if st := t.alloc.Stats(); st.Buffered == 0 && st.Err != nil {
 			return false, "a segment tag has no IDs buffered and its store fails"
 		}
 	}
@@ -679,18 +649,14 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 	}
 	switch {
 	case s.lease != nil:
-		st := &s.leaseSt
-		st.mu.Lock()
-		r.Lease = &v1.LeaseStatus{Worker: st.worker, LastEvent: st.last.String()}
-		if !st.deadline.IsZero() {
-			r.Lease.Deadline = timestamppb.New(st.deadline)
-		} else {
-			r.Lease.Worker = -1
+		st := s.lease.State()
+		r.Lease = &v1.LeaseStatus{Worker: st.Worker, LastEvent: st.Last.String()}
+		if !st.Deadline.IsZero() {
+			r.Lease.Deadline = timestamppb.New(st.Deadline)
 		}
-		if st.err != nil {
-			r.Lease.LastError = publicError(st.err)
+		if st.Err != nil {
+			r.Lease.LastError = publicError(st.Err)
 		}
-		st.mu.Unlock()
 		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
 		ttl, margin := s.leaseTerm()
 		r.Lease.Ttl, r.Lease.Margin = durationpb.New(ttl), durationpb.New(margin)
