@@ -8,6 +8,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -70,7 +72,7 @@ type Server struct {
 	rates      rates  // IDs per second over every tag
 	stopBg     func() // stops the background work (rates, tag refresh)
 	bg         sync.WaitGroup
-	auth       *auth
+	auth       *auth.Auth
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
 	static   *snowflake.Generator
@@ -150,7 +152,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			s.closeAll(context.Background())
 		}
 	}()
-	if s.auth, err = newAuth(cfg); err != nil {
+	if s.auth, err = auth.New(cfg); err != nil {
 		return nil, err
 	}
 	if s.metrics, err = newMetrics(); err != nil {
@@ -316,8 +318,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
 	// milliseconds, seconds on a loaded machine. A server that is part of a fleet derives
 	// it now, in the background, instead of in its first peer's call.
-	if s.auth.fleetKey != nil && (s.registry != nil || len(s.cfg.Peers) > 0) {
-		s.bg.Go(func() { s.auth.fleetKey() })
+	if s.auth.HasFleetKey() && (s.registry != nil || len(s.cfg.Peers) > 0) {
+		s.bg.Go(func() { s.auth.FleetKey() })
 	}
 	return s, nil
 }
@@ -401,39 +403,9 @@ func (s *Server) Mux() *http.ServeMux { return s.mux }
 // Config returns the configuration the Server was built from.
 func (s *Server) Config() *config.Config { return s.cfg }
 
-// Authorized reports whether the request's bearer token grants tag ("" for a token that
-// must grant every tag), for handlers mounted on Mux.
-func (s *Server) Authorized(r *http.Request, tag string) bool {
-	g, ok := s.auth.check(r.Header.Get("Authorization"))
-	if !ok {
-		return false
-	}
-	if tag == "" {
-		return g.All
-	}
-	return g.Allows(tag)
-}
-
-// GrantOf returns the grant of the request's bearer token (every tag, named "open",
-// when no token is configured), for handlers mounted on Mux.
-func (s *Server) GrantOf(r *http.Request) (*Grant, bool) {
-	return s.auth.check(r.Header.Get("Authorization"))
-}
-
-// GrantOfToken returns the grant of a token given otherwise (the console's login form),
-// compared in constant time as bearer tokens are.
-func (s *Server) GrantOfToken(token string) (*Grant, bool) { return s.auth.token(token) }
-
-// SessionKey returns the grant of the token named name and a key for signing the
-// console's sessions of that token: HMAC-SHA256 of a fixed label keyed by the token's
-// secret, the same on every instance configured with that token and secret, different
-// once the secret changes. ok is false when no token has that name.
-func (s *Server) SessionKey(name string) (g *Grant, key []byte, ok bool) {
-	return s.auth.sessionKey(name)
-}
-
-// Open reports whether no token is configured: every caller may use every tag.
-func (s *Server) Open() bool { return s.auth.open }
+// Auth returns the server's authentication, built once from its configuration: the
+// console checks tokens and signs sessions with it.
+func (s *Server) Auth() *auth.Auth { return s.auth }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -442,7 +414,7 @@ func (s *Server) routes() *http.ServeMux {
 		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
 		// compressing would cost more CPU than it saves.
 		connect.WithCompressMinBytes(CompressMinBytes),
-		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
+		connect.WithInterceptors(s.metrics.interceptor(), s.auth.Interceptor()),
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
 	mux.Handle(path, h)
@@ -455,7 +427,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, bounded))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.auth.httpAll(s.metrics.handler()))
+	mux.Handle("GET /metrics", s.auth.HTTPAll(s.metrics.handler()))
 	mux.Handle("GET /api/segment/get/{tag}", s.leaf(v1.Kind_KIND_SEGMENT))
 	mux.Handle("GET /api/snowflake/get/{tag}", s.leaf(v1.Kind_KIND_SNOWFLAKE))
 	return mux
@@ -634,7 +606,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 // Status reports this server: the lease, readiness and the tags g grants (every tag for
 // nil): the data of the API's Status call and of the console.
-func (s *Server) Status(g *Grant) *v1.StatusResponse {
+func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 	addr := s.cfg.Advertise
 	if addr == "" {
 		addr = s.cfg.Listen
