@@ -126,7 +126,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		var problems []string
 		if sf := cfg.Snowflake; sf != nil {
-			l, _ := config.Layout(string(sf.Layout))
+			l := sf.Parsed
 			if err := snowflake.CheckFloor(l, snowflake.ID(*floor), now); err != nil {
 				problems = append(problems, "snowflake.layout: "+err.Error())
 			}

@@ -29,7 +29,7 @@ func TestSwitchingRecipes(t *testing.T) {
 			continue
 		}
 		if sf := cfg.Snowflake; sf != nil && sf.Floor != nil {
-			l, _ := config.Layout(string(sf.Layout))
+			l := sf.Parsed
 			if err := snowflake.CheckFloor(l, snowflake.ID(sf.Floor.ID), time.Now()); err != nil {
 				t.Errorf("recipe %d: %v", i, err)
 			}

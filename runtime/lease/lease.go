@@ -150,6 +150,39 @@ type Lease struct {
 	closeMu  sync.Mutex
 	closed   bool
 	closeErr error
+	stateMu  sync.Mutex
+	state    State
+}
+
+// State is what a Lease knows of its worker ID now, from its latest events: for
+// readiness checks and status pages, which read it instead of keeping their own copy of
+// the events.
+type State struct {
+	// Worker is the worker ID held, or -1 when none is (after a loss, before the claim
+	// that follows it, and after Close).
+	Worker int64
+	// Deadline is the time, on the generator's clock, at or after which the generator
+	// stamps no ID unless the lease is renewed; zero when no worker ID is held.
+	Deadline time.Time
+	// After is the latest claim's Event.After: the generator issues strictly after it,
+	// so a fresh claim issues nothing until then.
+	After time.Time
+	// Last is the kind of the latest event (Acquired once Acquire has returned).
+	Last EventKind
+	// Err is the latest event's error, nil if it had none.
+	Err error
+}
+
+// State returns what the Lease knows of its worker ID now. It is safe to call at any
+// time, as often as wanted: it reads one record under a lock, never the store.
+func (l *Lease) State() State {
+	l.stateMu.Lock()
+	defer l.stateMu.Unlock()
+	st := l.state
+	if st.Deadline.IsZero() {
+		st.Worker = -1
+	}
+	return st
 }
 
 var _ worker.Source = (*Lease)(nil)
@@ -319,6 +352,17 @@ func newLease(b Backend, cfg Config) (*Lease, error) {
 }
 
 func (l *Lease) emit(e Event) {
+	l.stateMu.Lock()
+	l.state.Last, l.state.Err = e.Kind, e.Err
+	switch e.Kind {
+	case Acquired:
+		l.state.Worker, l.state.Deadline, l.state.After = e.Worker, e.Deadline, e.After
+	case Renewed:
+		l.state.Deadline = e.Deadline
+	case Lost, Released:
+		l.state.Deadline = time.Time{}
+	}
+	l.stateMu.Unlock()
 	if l.onEvent != nil {
 		l.onEvent(e)
 	}
@@ -555,6 +599,9 @@ func (l *Lease) Close(ctx context.Context) error {
 	l.closed = true
 	l.cancel()
 	<-l.done
+	l.stateMu.Lock()
+	l.state.Deadline = time.Time{}
+	l.stateMu.Unlock()
 	t := l.cur.Load()
 	lost := t.cause() != nil
 	t.end(ErrClosed)

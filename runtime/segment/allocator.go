@@ -75,6 +75,9 @@ type Stats struct {
 	// size (0 before the first block); Next is the size of the block reserved ahead, 0
 	// when there is none. They are the two halves of the double buffer.
 	Current, CurrentSize, Next int64
+	// Err is the latest reservation's error, nil before any and after a success: with
+	// Buffered at 0 it says the tag cannot serve until a reservation succeeds.
+	Err error
 }
 
 // HistoryLen is the number of reservations an Allocator keeps for History.
@@ -149,15 +152,20 @@ type Allocator struct {
 	stats      Stats
 }
 
-// New returns an Allocator of tag's IDs from store. It reserves nothing until the first
-// ID is asked for. It fails with an error matching ErrInvalidOptions if store is nil, tag
-// is empty or the options are inconsistent (negative, Step outside [MinStep, MaxStep],
-// Threshold outside [0, 1)).
-func New(store Store, tag string, opts Options) (*Allocator, error) {
-	if store == nil || tag == "" {
-		return nil, fmt.Errorf("%w: New needs a store and a tag", ErrInvalidOptions)
+// CheckOptions reports whether New accepts opts: nil, or an error matching
+// ErrInvalidOptions when, with the defaults New fills for zero fields, they are
+// inconsistent (negative, Step outside [MinStep, MaxStep], Threshold outside [0, 1)).
+// A configuration checks a tag's steps with it before anything is opened.
+func CheckOptions(opts Options) error {
+	if _, err := opts.resolve(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidOptions, err)
 	}
-	o := opts
+	return nil
+}
+
+// resolve returns o with the defaults filled in for its zero fields, or what is
+// inconsistent in it: the one rule New and CheckOptions apply.
+func (o Options) resolve() (Options, error) {
 	if o.Step == 0 {
 		o.Step = DefaultStep
 		if o.MinStep > 0 {
@@ -190,11 +198,26 @@ func New(store Store, tag string, opts Options) (*Allocator, error) {
 	}
 	if o.MinStep <= 0 || o.Step < o.MinStep || o.MaxStep < o.Step || o.Threshold < 0 || o.Threshold >= 1 ||
 		o.Target < 0 || o.Timeout < 0 || o.Retry < 0 {
-		return nil, fmt.Errorf("%w for tag %q: step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
-			ErrInvalidOptions, tag, o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry)
+		return o, fmt.Errorf("step %d in [%d, %d], threshold %v, target %v, timeout %v, retry %v",
+			o.Step, o.MinStep, o.MaxStep, o.Threshold, o.Target, o.Timeout, o.Retry)
 	}
 	if o.Floor < 0 {
-		return nil, fmt.Errorf("%w for tag %q: floor %d is negative", ErrInvalidOptions, tag, o.Floor)
+		return o, fmt.Errorf("floor %d is negative", o.Floor)
+	}
+	return o, nil
+}
+
+// New returns an Allocator of tag's IDs from store. It reserves nothing until the first
+// ID is asked for. It fails with an error matching ErrInvalidOptions if store is nil, tag
+// is empty or the options are inconsistent (negative, Step outside [MinStep, MaxStep],
+// Threshold outside [0, 1)).
+func New(store Store, tag string, opts Options) (*Allocator, error) {
+	if store == nil || tag == "" {
+		return nil, fmt.Errorf("%w: New needs a store and a tag", ErrInvalidOptions)
+	}
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%w for tag %q: %v", ErrInvalidOptions, tag, err)
 	}
 	return &Allocator{store: store, tag: tag, o: o, step: o.Step, cur: Range{First: 1, Last: 0}, high: o.Floor}, nil
 }
@@ -218,6 +241,7 @@ func (a *Allocator) Stats() Stats {
 		s.Next = a.next.Len()
 	}
 	s.Buffered = s.Current + s.Next
+	s.Err = a.err
 	return s
 }
 

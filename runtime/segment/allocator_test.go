@@ -46,6 +46,18 @@ func TestNewInvalid(t *testing.T) {
 		if a, err := segment.New(s, tc.tag, tc.o); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 			t.Errorf("%s: New = %v, %v; want ErrInvalidOptions", tc.name, a, err)
 		}
+		// CheckOptions applies New's rule to the options alone.
+		if err := segment.CheckOptions(tc.o); tc.tag != "" && !errors.Is(err, segment.ErrInvalidOptions) {
+			t.Errorf("%s: CheckOptions = %v; want ErrInvalidOptions", tc.name, err)
+		}
+	}
+	for _, o := range []segment.Options{{}, {Step: 10, MinStep: 10, MaxStep: 10}, {MinStep: 2000}, {MaxStep: 10}} {
+		if err := segment.CheckOptions(o); err != nil {
+			t.Errorf("CheckOptions(%+v) = %v, want nil (New accepts it)", o, err)
+		}
+		if _, err := segment.New(s, "x", o); err != nil {
+			t.Errorf("New(%+v) = %v", o, err)
+		}
 	}
 	if a, err := segment.New(nil, "x", segment.Options{}); a != nil || !errors.Is(err, segment.ErrInvalidOptions) {
 		t.Errorf("no store: New = %v, %v; want ErrInvalidOptions", a, err)
@@ -201,6 +213,9 @@ func TestHistory(t *testing.T) {
 	if last := h[len(h)-1]; a.Stats().Failed != 1 || len(h) != 5 || !errors.Is(last.Err, boom) || last.Step != 160 {
 		t.Fatalf("History = %+v, want it to end with the failure of step 160", h)
 	}
+	if st := a.Stats(); !errors.Is(st.Err, boom) {
+		t.Fatalf("Stats().Err = %v after the failure, want boom", st.Err)
+	}
 	// The ring keeps the latest HistoryLen, oldest first. Each round asks the store for the
 	// step set, 1, and draining that block reserves one of 2 in the background.
 	s.setFail(nil)
@@ -214,6 +229,9 @@ func TestHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitStats(t, a, "prefetch of the round", func(s segment.Stats) bool { return s.Reserved == st.Reserved+2 })
+	}
+	if st := a.Stats(); st.Err != nil {
+		t.Fatalf("Stats().Err = %v after successes, want nil", st.Err)
 	}
 	h = a.History()
 	if len(h) != segment.HistoryLen {

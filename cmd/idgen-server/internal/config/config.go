@@ -161,6 +161,12 @@ type Token struct {
 	// Admin lets the token change tags in the console (create segment tags in TagStore,
 	// change a step). An admin token grants every tag (Tags empty).
 	Admin bool `yaml:"admin"`
+
+	// secret is the secret read from Token, TokenFile or TokenEnv when the
+	// configuration was checked (loaded set): Secret returns it, the file is not read
+	// again.
+	secret string
+	loaded bool
 }
 
 // Console configures the web console: the fleet, the tags' buffers and a decoder of
@@ -229,6 +235,10 @@ type Snowflake struct {
 	// Floor): the generator refuses to start unless its next ID is above it.
 	Floor *Floor `yaml:"floor"`
 	Lease Lease  `yaml:"lease"`
+
+	// Parsed is Layout parsed, set when the configuration is checked: the layout the
+	// generator, the number tags and the decoder use.
+	Parsed snowflake.Layout `yaml:"-"`
 }
 
 // Lease says where the worker ID comes from: a store, or a static Worker.
@@ -264,6 +274,9 @@ type Tag struct {
 	Time   string `yaml:"time"`
 	Zone   string `yaml:"zone"`
 	Check  bool   `yaml:"check"`
+	// Location is Zone loaded (UTC when empty), set on a number tag when the
+	// configuration is checked.
+	Location *time.Location `yaml:"-"`
 	// Schema, for a segment tag, is whose table holds its counter: idgen (the store's
 	// segment table, the default), leaf (Leaf's leaf_alloc, whose row biz_tag = name the
 	// tag takes blocks from beside Leaf) or tinyid (tinyid's tiny_id_info, biz_type =
@@ -514,6 +527,20 @@ func (c *Config) check() error {
 		}
 	}
 
+	// The layout is parsed once: number tags compile against it (the classic layout
+	// while it is refused, so that a tag's own error comes first, as listed), and the
+	// snowflake section refuses it below.
+	layout, layoutErr := snowflake.Classic(), error(nil)
+	if c.Snowflake != nil {
+		if c.Snowflake.Layout == "" {
+			c.Snowflake.Layout = DefaultLayout
+		}
+		if l, err := Layout(string(c.Snowflake.Layout)); err != nil {
+			layoutErr = err
+		} else {
+			layout = l
+		}
+	}
 	names := map[string]bool{}
 	needSnowflake := ""
 	for i, t := range c.Tags {
@@ -572,22 +599,26 @@ func (c *Config) check() error {
 					return fieldErr(field+"."+f.name, "%d: at most %d (MaxStep)", f.v, MaxStep)
 				}
 			}
+			// The allocator's own rule, applied here so that the file and line are named
+			// before any store is opened.
+			if err := segment.CheckOptions(segment.Options{Step: t.Step, MinStep: t.MinStep, MaxStep: t.MaxStep}); err != nil {
+				name := "max_step"
+				switch {
+				case t.Step > 0:
+					name = "step"
+				case t.MinStep > 0:
+					name = "min_step"
+				}
+				return fieldErr(field+"."+name, "step %d, min_step %d, max_step %d: %v", t.Step, t.MinStep, t.MaxStep, err)
+			}
 		case KindNumber:
 			needSnowflake = field
-			layout := snowflake.Classic()
-			if c.Snowflake != nil {
-				if l, err := Layout(string(c.Snowflake.Layout)); err == nil {
-					layout = l
-				}
+			z, err := LoadZone(t.Zone)
+			if err != nil {
+				return fieldErr(field+".zone", "%v", err)
 			}
-			spec := number.Spec{Prefix: t.Prefix, Time: t.Time, Layout: layout, Check: t.Check}
-			if t.Zone != "" {
-				z, err := LoadZone(t.Zone)
-				if err != nil {
-					return fieldErr(field+".zone", "%v", err)
-				}
-				spec.Zone = z
-			}
+			c.Tags[i].Location = z
+			spec := number.Spec{Prefix: t.Prefix, Time: t.Time, Zone: z, Layout: layout, Check: t.Check}
 			if _, err := number.Compile(spec); err != nil {
 				return fieldErr(field, "%v", err)
 			}
@@ -622,13 +653,10 @@ func (c *Config) check() error {
 	}
 	if c.Snowflake != nil {
 		sf := c.Snowflake
-		if sf.Layout == "" {
-			sf.Layout = DefaultLayout
+		if layoutErr != nil {
+			return fieldErr("snowflake.layout", "%v", layoutErr)
 		}
-		layout, err := Layout(string(sf.Layout))
-		if err != nil {
-			return fieldErr("snowflake.layout", "%v", err)
-		}
+		sf.Parsed = layout
 		if err := c.checkFloor("snowflake.floor", sf.Floor); err != nil {
 			return err
 		}
@@ -677,10 +705,11 @@ func (c *Config) check() error {
 			return fieldErr(field+".name", "%q names tokens[%d] already: a name identifies one token", name, j)
 		}
 		tokenNames[name] = i
-		secret, err := t.Secret()
+		secret, err := t.read()
 		if err != nil {
 			return fieldErr(field, "%v", err)
 		}
+		c.Tokens[i].secret, c.Tokens[i].loaded = secret, true
 		if len(secret) < MinTokenLen {
 			return fieldErr(field+".token", "shorter than %d bytes: a token is a secret (openssl rand -hex 32)", MinTokenLen)
 		}
@@ -791,8 +820,25 @@ func (c *Config) SetListen(addr string) {
 	}
 }
 
-// Secret returns the token's secret from Token, TokenFile or TokenEnv (exactly one).
+// Secret returns the token's secret: the one read from Token, TokenFile or TokenEnv when
+// the configuration was parsed (Parse, Load), without reading the file or the variable
+// again. A Token not from a parsed configuration has only its inline Token: with
+// TokenFile or TokenEnv it is an error.
 func (t Token) Secret() (string, error) {
+	if t.loaded {
+		return t.secret, nil
+	}
+	if t.TokenFile != "" || t.TokenEnv != "" {
+		return "", errors.New("token_file and token_env are read when the configuration is parsed: this token was not")
+	}
+	if t.Token == "" {
+		return "", errors.New("set exactly one of token, token_file and token_env")
+	}
+	return t.Token, nil
+}
+
+// read reads the token's secret from Token, TokenFile or TokenEnv (exactly one).
+func (t Token) read() (string, error) {
 	set := 0
 	for _, s := range []string{t.Token, t.TokenFile, t.TokenEnv} {
 		if s != "" {

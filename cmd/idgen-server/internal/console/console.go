@@ -17,6 +17,8 @@
 package console
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"context"
 	"embed"
 	"errors"
@@ -59,6 +61,7 @@ const (
 // Console serves the console of one Server. Safe for concurrent use.
 type Console struct {
 	s    *server.Server
+	auth *auth.Auth // the server's, built once from its configuration
 	log  *slog.Logger
 	tmpl map[string]*template.Template
 	now  func() time.Time
@@ -69,8 +72,8 @@ type Console struct {
 
 // New returns the console of s, logging changes to log.
 func New(s *server.Server, log *slog.Logger) (*Console, error) {
-	c := &Console{s: s, log: log, now: time.Now, tmpl: map[string]*template.Template{}}
-	c.sessions.keys = s.SessionKey
+	c := &Console{s: s, auth: s.Auth(), log: log, now: time.Now, tmpl: map[string]*template.Template{}}
+	c.sessions.keys = c.auth.SessionKey
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
@@ -127,19 +130,19 @@ func headers(h http.Handler) http.Handler {
 // visitor is who asks: the grant of their token, and the session it came from (nil for
 // a bearer token or an open server).
 type visitor struct {
-	g    *server.Grant
+	g    *auth.Grant
 	sess *session
 }
 
 // who returns the visitor of r: an open server's everyone, a bearer token, or a
 // session cookie.
 func (c *Console) who(r *http.Request) (visitor, bool) {
-	if c.s.Open() {
-		g, _ := c.s.GrantOf(r)
+	if c.auth.Open() {
+		g, _ := c.auth.GrantOf(r)
 		return visitor{g: g}, true
 	}
 	if r.Header.Get("Authorization") != "" {
-		g, ok := c.s.GrantOf(r)
+		g, ok := c.auth.GrantOf(r)
 		return visitor{g: g}, ok
 	}
 	if ck, err := r.Cookie(cookieName(r)); err == nil {
@@ -178,7 +181,7 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p page)
 // pageFor fills the visitor's part of a page.
 func (c *Console) pageFor(v visitor, title, nav string) page {
 	p := page{Title: title, Nav: nav, Admin: v.g.Admin}
-	if !c.s.Open() {
+	if !c.auth.Open() {
 		p.Who = v.g.Name
 	}
 	if v.sess != nil {
@@ -251,7 +254,7 @@ func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
 
 // visible returns the changes of the tags g grants: a token limited to some tags sees
 // neither the others' changes nor who made them.
-func visible(changes []server.Change, g *server.Grant) []server.Change {
+func visible(changes []server.Change, g *auth.Grant) []server.Change {
 	out := changes[:0:0]
 	for _, ch := range changes {
 		if g.Allows(ch.Tag) {
@@ -316,7 +319,7 @@ func (c *Console) decode(w http.ResponseWriter, r *http.Request) {
 
 // segmentNote says, for a decimal ID read as a snowflake ID, which segment tags it could
 // be a counter of instead: a decimal alone does not tell them apart.
-func (c *Console) segmentNote(g *server.Grant) string {
+func (c *Console) segmentNote(g *auth.Grant) string {
 	var names []string
 	for _, t := range c.s.Status(g).Tags {
 		if t.Kind == v1.Kind_KIND_SEGMENT {
@@ -365,8 +368,8 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, http.StatusTooManyRequests, "Too many wrong tokens: try again in "+retryAfter(d)+" s.")
 		return
 	}
-	g, ok := c.s.GrantOfToken(r.PostFormValue("token"))
-	if !ok || c.s.Open() {
+	g, ok := c.auth.Token(r.PostFormValue("token"))
+	if !ok || c.auth.Open() {
 		c.throttle.fail(r, c.now())
 		c.log.Warn("console: sign-in refused", "remote", r.RemoteAddr)
 		c.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
@@ -495,7 +498,7 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 
 // flash is the message after a change's redirect, made here from a tag the visitor
 // may see rather than taken from the link, so a link cannot put words on the page.
-func (c *Console) flash(q url.Values, g *server.Grant) string {
+func (c *Console) flash(q url.Values, g *auth.Grant) string {
 	tag := q.Get("tag")
 	if !g.Allows(tag) || !c.s.Serves(tag) {
 		return ""

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,15 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 )
 
 // session is one sign-in: the token's grant (never the token), and the token its forms
 // carry, which another site cannot read, so it cannot forge them.
 type session struct {
 	value   string // the cookie's value
-	g       *server.Grant
+	g       *auth.Grant
 	csrf    string
 	expires time.Time
 }
@@ -31,14 +31,14 @@ func (s *session) checkCSRF(got string) bool {
 //	v1.<token name, base64url>.<expiry, Unix seconds>.<random nonce>.<MAC, base64url>
 //
 // the MAC being HMAC-SHA256 of what precedes it keyed by the token's session key
-// (server.Server.SessionKey, derived from the token's secret). So every instance
+// (auth.Auth.SessionKey, derived from the token's secret). So every instance
 // configured with the same token accepts the cookie, across restarts; a new secret ends
 // the token's sessions; and the cookie holds no secret. The price of keeping nothing:
 // signing out deletes the cookie from the browser, but a copy taken before (a stolen
 // cookie) stays valid until its expiry, SessionTTL after the sign-in.
 type sessions struct {
 	// keys returns the grant and session key of the token named name.
-	keys func(name string) (*server.Grant, []byte, bool)
+	keys func(name string) (*auth.Grant, []byte, bool)
 }
 
 // sessionVersion starts every session cookie: a cookie of another format is refused.
@@ -57,7 +57,7 @@ func mac(key []byte, label, msg string) string {
 
 // add starts a session for g, lasting SessionTTL from now. It returns nil when no token
 // is named as g is (an open server: no session).
-func (ss *sessions) add(g *server.Grant, now time.Time) *session {
+func (ss *sessions) add(g *auth.Grant, now time.Time) *session {
 	_, key, ok := ss.keys(g.Name)
 	if !ok {
 		return nil

@@ -1,18 +1,18 @@
 package console
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"testing"
 	"time"
-
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 )
 
 // TestSessionExpiry: a session lasts SessionTTL, its form token is the same each time
 // the cookie is read, and a key other than its token's refuses it.
 func TestSessionExpiry(t *testing.T) {
-	g := &server.Grant{Name: "ops", All: true, Admin: true}
+	g := &auth.Grant{Name: "ops", All: true, Admin: true}
 	key := []byte("key-of-ops")
-	ss := sessions{keys: func(name string) (*server.Grant, []byte, bool) { return g, key, name == "ops" }}
+	ss := sessions{keys: func(name string) (*auth.Grant, []byte, bool) { return g, key, name == "ops" }}
 	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
 	s := ss.add(g, now)
 	if s == nil {
@@ -30,11 +30,11 @@ func TestSessionExpiry(t *testing.T) {
 			t.Errorf("at +%v: session %+v, want form token %q and the grant", tc.at, got, s.csrf)
 		}
 	}
-	other := sessions{keys: func(string) (*server.Grant, []byte, bool) { return g, []byte("another key"), true }}
+	other := sessions{keys: func(string) (*auth.Grant, []byte, bool) { return g, []byte("another key"), true }}
 	if other.get(s.value, now) != nil {
 		t.Error("a session accepted under another key")
 	}
-	none := sessions{keys: func(string) (*server.Grant, []byte, bool) { return nil, nil, false }}
+	none := sessions{keys: func(string) (*auth.Grant, []byte, bool) { return nil, nil, false }}
 	if none.get(s.value, now) != nil || none.add(g, now) != nil {
 		t.Error("a session without its token")
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +31,7 @@ var _ idgenv1connect.IDServiceHandler = (*api)(nil)
 // allow, known or not, is PERMISSION_DENIED with the same message, so a token learns
 // nothing about tags it may not use; an unknown tag is NOT_FOUND only to a grant of
 // every tag.
-func (s *Server) lookup(g *Grant, name string) (*tag, error) {
+func (s *Server) lookup(g *auth.Grant, name string) (*tag, error) {
 	if name == "" {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("tag is required"))
 	}
@@ -76,7 +78,7 @@ func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
-	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*
 	if err := a.s.checkCount(int64(req.Msg.Count)); err != nil {
 		return nil, err
 	}
-	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) 
 	if err := a.s.checkCount(req.Msg.Count); err != nil {
 		return nil, err
 	}
-	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 	if len(req.Msg.Id) > 256 {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("id longer than 256 bytes"))
 	}
-	g := grantOf(ctx)
+	g := auth.FromContext(ctx)
 	if req.Msg.Tag != "" {
 		t, err := a.s.lookup(g, req.Msg.Tag)
 		if err != nil {
@@ -166,7 +168,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 }
 
 func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeTagRequest]) (*connect.Response[v1.DescribeTagResponse], error) {
-	t, err := a.s.lookup(grantOf(ctx), req.Msg.Tag)
+	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeT
 }
 
 func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsRequest]) (*connect.Response[v1.ListTagsResponse], error) {
-	g := grantOf(ctx)
+	g := auth.FromContext(ctx)
 	r := &v1.ListTagsResponse{}
 	for _, t := range a.s.tagList() {
 		if g.Allows(t.name) {
@@ -185,7 +187,7 @@ func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsReques
 }
 
 func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error) {
-	return connect.NewResponse(a.s.Status(grantOf(ctx))), nil
+	return connect.NewResponse(a.s.Status(auth.FromContext(ctx))), nil
 }
 
 // leaf serves Leaf's plain-text path for tags of kind: GET /api/segment/get/{tag} and
@@ -194,10 +196,10 @@ func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) 
 func (s *Server) leaf(kind v1.Kind) http.Handler {
 	return s.metrics.httpCounted("leaf/"+KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		g, ok := s.auth.check(r.Header.Get("Authorization"))
+		g, ok := s.auth.Check(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
-			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
+			http.Error(w, "unauthenticated: "+auth.Refusal(r).Error(), http.StatusUnauthorized)
 			return
 		}
 		name := s.leafTag(g, kind, r.PathValue("tag"))

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"io"
 	"net"
 	"net/http"
@@ -114,7 +116,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 // anything reads or inflates its body; the interceptor checks it again and puts the
 // grant in the context.
 func (s *Server) tokenFirst(h http.Handler) http.Handler {
-	if s.auth.open {
+	if s.auth.Open() {
 		return h
 	}
 	ew := connect.NewErrorWriter()
@@ -123,9 +125,9 @@ func (s *Server) tokenFirst(h http.Handler) http.Handler {
 		// A body declared too large is refused first, as before (Handler: 413).
 		if strings.HasPrefix(r.URL.Path, prefix) && r.ContentLength <= int64(s.cfg.Limits.MaxRequestBytes) {
 			authz := r.Header.Get("Authorization")
-			_, ok := s.auth.check(authz)
+			_, ok := s.auth.Check(authz)
 			if !ok && authz == "" && r.URL.Path == idgenv1connect.IDServiceStatusProcedure {
-				ok = s.auth.checkFleet(r.Header.Get(FleetHeader))
+				ok = s.auth.CheckFleet(r.Header.Get(auth.FleetHeader))
 			}
 			if !ok {
 				if r.ProtoMajor == 1 && r.ContentLength != 0 {
@@ -133,7 +135,7 @@ func (s *Server) tokenFirst(h http.Handler) http.Handler {
 					// keep the connection: the caller's unread body closes it instead.
 					w.Header().Set("Connection", "close")
 				}
-				ew.Write(w, r, connect.NewError(connect.CodeUnauthenticated, errNoTokenOr(r)))
+				ew.Write(w, r, connect.NewError(connect.CodeUnauthenticated, auth.Refusal(r)))
 				return
 			}
 		}

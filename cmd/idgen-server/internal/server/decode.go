@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"errors"
 	"fmt"
 	"slices"
@@ -62,7 +64,7 @@ func (e *DecodeError) Error() string {
 // time is given in UTC and in zone. An input that fits no tag is a *DecodeError saying
 // exactly why: an unknown prefix (naming the prefixes there are), a bad check digit, a
 // value out of range.
-func (s *Server) Decode(g *Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
+func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
 	in := strings.TrimSpace(input)
 	fail := func(reason, format string, args ...any) error {
 		return &DecodeError{Input: in, Reason: reason, Detail: fmt.Sprintf(format, args...)}

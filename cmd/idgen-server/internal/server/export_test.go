@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"testing"
 	"time"
 )
@@ -19,8 +21,8 @@ func SetLocalStep(s *Server, name string, step int64) error {
 // StoreDSN is storeDSN, for the external tests.
 func StoreDSN(t testing.TB, env string) string { t.Helper(); return storeDSN(t, env) }
 
-// FleetSignature is the FleetHeader value s would send with a Status call to target at
+// FleetSignature is the auth.FleetHeader value s would send with a Status call to target at
 // time at.
 func FleetSignature(s *Server, target string, at time.Time) string {
-	return fleetSignature(s.auth.fleetKey(), target, at.UnixMilli())
+	return auth.FleetSignature(s.auth.FleetKey(), target, at.UnixMilli())
 }

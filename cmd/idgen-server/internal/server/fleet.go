@@ -1,16 +1,16 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"cmp"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,14 +69,14 @@ type Peer struct {
 // in the lease store this server shares with them (live records only: a stopped
 // instance's record expires, a drained one's is removed), then those configured under
 // peers and not found so, one entry per base URL, at most MaxFleet besides this one.
-// Each is asked at once for its Status, signed with the fleet key (FleetHeader) and
+// Each is asked at once for its Status, signed with the fleet key (auth.FleetHeader) and
 // never with a token: an instance accepts the signature only when it names the URL the
 // instance advertises, so peers must be listed by their advertise URL. Instances that
 // do not answer within PeerTimeout have Reason set; so does an entry named after the
 // lease store when it cannot be listed. Records whose URL is not a base URL are skipped.
 func (s *Server) Fleet(ctx context.Context) []Peer {
 	out := []Peer{{Address: "self", Status: s.Status(nil)}}
-	seen := map[string]bool{urlKey(s.cfg.Advertise): true}
+	seen := map[string]bool{auth.URLKey(s.cfg.Advertise): true}
 	dropped := 0
 	add := func(p Peer) {
 		if len(out) > MaxFleet {
@@ -99,7 +99,7 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 		}
 		slices.SortFunc(found, func(a, b registry.Instance) int { return cmp.Compare(a.URL, b.URL) })
 		for _, in := range found {
-			if (s.reg != nil && in.ID == s.reg.ID()) || seen[urlKey(in.URL)] {
+			if (s.reg != nil && in.ID == s.reg.ID()) || seen[auth.URLKey(in.URL)] {
 				continue
 			}
 			u, err := config.BaseURL(in.URL)
@@ -107,13 +107,13 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 				s.log.Warn("fleet: skipping a record whose URL is not a base URL", "store", s.registryStore, "instance", in.ID, "err", err)
 				continue
 			}
-			seen[urlKey(u)] = true
+			seen[auth.URLKey(u)] = true
 			add(Peer{Address: u, Registered: true, worker: in.Worker})
 		}
 	}
 	for _, addr := range s.cfg.Peers {
-		if !seen[urlKey(addr)] {
-			seen[urlKey(addr)] = true
+		if !seen[auth.URLKey(addr)] {
+			seen[auth.URLKey(addr)] = true
 			add(Peer{Address: addr, worker: -1})
 		}
 	}
@@ -122,8 +122,8 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 	}
 
 	var key []byte
-	if s.auth.fleetKey != nil {
-		key = s.auth.fleetKey()
+	if s.auth.HasFleetKey() {
+		key = s.auth.FleetKey()
 	}
 	var wg sync.WaitGroup
 	for i := 1; i < len(out); i++ {
@@ -136,7 +136,7 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			defer cancel()
 			req := connect.NewRequest(&v1.StatusRequest{})
 			if key != nil {
-				req.Header().Set(FleetHeader, fleetSignature(key, p.Address, time.Now().UnixMilli()))
+				req.Header().Set(auth.FleetHeader, auth.FleetSignature(key, p.Address, time.Now().UnixMilli()))
 			}
 			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address, connect.WithReadMaxBytes(MaxPeerStatusBytes)).Status(cctx, req)
 			if err != nil {
@@ -192,16 +192,6 @@ func (s *Server) peerClient() *http.Client {
 	return s.peerHTTP
 }
 
-// urlKey is the form of a base URL two instances are compared by: scheme and host are
-// case-insensitive, a trailing slash is nothing.
-func urlKey(s string) string {
-	u, err := url.Parse(strings.TrimRight(s, "/"))
-	if err != nil {
-		return s
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + u.Path
-}
-
 // errPeerTooLarge ends the read of a peer's answer longer than MaxPeerStatusBytes.
 var errPeerTooLarge = errors.New("server: the peer's answer is longer than MaxPeerStatusBytes")
 
@@ -239,7 +229,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 // mismatch says how st is not the Status of the instance p names, "" when it is: its
 // address must be the one called, and its worker ID the record's (when both hold one).
 func (p *Peer) mismatch(st *v1.StatusResponse) string {
-	if urlKey(st.GetAddress()) != urlKey(p.Address) {
+	if auth.URLKey(st.GetAddress()) != auth.URLKey(p.Address) {
 		return "address " + st.GetAddress()
 	}
 	if w := st.GetLease().GetWorker(); p.worker >= 0 && st.GetLease() != nil && w >= 0 && w != p.worker {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -36,7 +38,7 @@ tags: [{name: id, kind: snowflake}]
 // signedStatus calls Status on url with only a fleet signature.
 func signedStatus(url, sig string) error {
 	req := connect.NewRequest(&v1.StatusRequest{})
-	req.Header().Set(server.FleetHeader, sig)
+	req.Header().Set(auth.FleetHeader, sig)
 	_, err := idgenv1connect.NewIDServiceClient(http.DefaultClient, url).Status(context.Background(), req)
 	return err
 }
@@ -108,7 +110,7 @@ func TestFleetSignature(t *testing.T) {
 	if v := h.Get("Authorization"); v != "" {
 		t.Fatalf("a sent Authorization %q to a URL read from the lease store", v)
 	}
-	sig := h.Get(server.FleetHeader)
+	sig := h.Get(auth.FleetHeader)
 	if sig == "" {
 		t.Fatal("no fleet signature sent")
 	}
@@ -129,12 +131,12 @@ func TestFleetSignature(t *testing.T) {
 	}
 	api := idgenv1connect.NewIDServiceClient(http.DefaultClient, b.URL)
 	next := connect.NewRequest(&v1.NextRequest{Tag: "id"})
-	next.Header().Set(server.FleetHeader, server.FleetSignature(a.Server, b.URL, now))
+	next.Header().Set(auth.FleetHeader, server.FleetSignature(a.Server, b.URL, now))
 	if _, err := api.Next(ctx, next); connect.CodeOf(err) != connect.CodeUnauthenticated {
 		t.Errorf("Next with a fleet signature: %v, want unauthenticated", err)
 	}
 	list := connect.NewRequest(&v1.ListRequest{Tag: "id", Count: 2})
-	list.Header().Set(server.FleetHeader, server.FleetSignature(a.Server, b.URL, now))
+	list.Header().Set(auth.FleetHeader, server.FleetSignature(a.Server, b.URL, now))
 	if _, err := api.List(ctx, list); connect.CodeOf(err) != connect.CodeUnauthenticated {
 		t.Errorf("List with a fleet signature: %v, want unauthenticated", err)
 	}

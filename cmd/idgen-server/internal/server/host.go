@@ -11,7 +11,7 @@ import (
 // name its owner rebinds to 127.0.0.1 (DNS rebinding) sends its own Host, and is refused
 // with 421 Misdirected Request before any handler reads the open server's data.
 func (s *Server) loopbackHosts(h http.Handler) http.Handler {
-	if !s.auth.open {
+	if !s.auth.Open() {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,8 @@
 package server
 
 import (
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -70,11 +72,10 @@ type Server struct {
 	rates      rates  // IDs per second over every tag
 	stopBg     func() // stops the background work (rates, tag refresh)
 	bg         sync.WaitGroup
-	auth       *auth
+	auth       *auth.Auth
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
 	static   *snowflake.Generator
-	leaseSt  leaseState
 	issued   issuedCounter
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -97,38 +98,12 @@ type Server struct {
 	closeErr  error
 }
 
-// leaseState is what the lease's events said last, for readiness and Status.
-type leaseState struct {
-	mu       sync.Mutex
-	worker   int64
-	deadline time.Time // on the generator's clock, which follows the wall clock
-	after    time.Time // a fresh claim issues nothing until then
-	last     lease.EventKind
-	err      error
-}
-
-// current returns the worker ID held, -1 when none.
-func (s *leaseState) current() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.deadline.IsZero() {
+// worker returns the worker ID the lease holds now, -1 when none (or no lease).
+func (s *Server) worker() int64 {
+	if s.lease == nil {
 		return -1
 	}
-	return s.worker
-}
-
-func (s *leaseState) onEvent(e lease.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last, s.err = e.Kind, e.Err
-	switch e.Kind {
-	case lease.Acquired:
-		s.worker, s.deadline, s.after = e.Worker, e.Deadline, e.After
-	case lease.Renewed:
-		s.deadline = e.Deadline
-	case lease.Lost, lease.Released:
-		s.deadline = time.Time{}
-	}
+	return s.lease.State().Worker
 }
 
 // issuedCounter is a snowflake.IssuedCounter that hands the generators' counts to
@@ -177,7 +152,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			s.closeAll(context.Background())
 		}
 	}()
-	if s.auth, err = newAuth(cfg); err != nil {
+	if s.auth, err = auth.New(cfg); err != nil {
 		return nil, err
 	}
 	if s.metrics, err = newMetrics(); err != nil {
@@ -200,7 +175,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	var snow snowflakeSource
 	var layout snowflake.Layout
 	if sf := cfg.Snowflake; sf != nil {
-		layout, _ = config.Layout(string(sf.Layout))
+		layout = sf.Parsed
 		opts := snowflake.Options{Observer: &s.issued}
 		floor, err := s.snowflakeFloor(ctx, cfg, open)
 		if err != nil {
@@ -232,7 +207,6 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				Layout: layout, Options: opts, MinWorker: sf.Lease.MinWorker, MaxWorker: sf.Lease.MaxWorker,
 				TTL: sf.Lease.TTL, Margin: sf.Lease.Margin, Skew: sf.Lease.Skew,
 				OnEvent: func(e lease.Event) {
-					s.leaseSt.onEvent(e)
 					s.metrics.lease.OnEvent(e)
 					logLease(log, e)
 				},
@@ -256,8 +230,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			t.snow, t.layout = snow, layout
 		case config.KindNumber:
 			t.snow, t.layout = snow, layout
-			zone, _ := config.LoadZone(tc.Zone)
-			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: zone, Layout: layout, Check: tc.Check}); err != nil {
+			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
 		case config.KindSegment:
@@ -345,8 +318,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
 	// milliseconds, seconds on a loaded machine. A server that is part of a fleet derives
 	// it now, in the background, instead of in its first peer's call.
-	if s.auth.fleetKey != nil && (s.registry != nil || len(s.cfg.Peers) > 0) {
-		s.bg.Go(func() { s.auth.fleetKey() })
+	if s.auth.HasFleetKey() && (s.registry != nil || len(s.cfg.Peers) > 0) {
+		s.bg.Go(func() { s.auth.FleetKey() })
 	}
 	return s, nil
 }
@@ -363,12 +336,12 @@ func (s *Server) register(ctx context.Context, st *store) {
 		return
 	}
 	s.registry, s.registryStore = rs, st.name
-	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.leaseSt.current(), Started: s.started}
+	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.worker(), Started: s.started}
 	// failing is true during a streak of failed writes, so that each streak is logged
 	// once when it starts and once when it ends, not at every heartbeat.
 	var failing atomic.Bool
 	o := registry.Options{
-		Worker: s.leaseSt.current,
+		Worker: s.worker,
 		OnBeat: func(err error) {
 			switch {
 			case err != nil && !failing.Swap(true):
@@ -391,15 +364,13 @@ func (s *Server) register(ctx context.Context, st *store) {
 	}
 }
 
-// segmentObserver tells idotel and readiness of each reservation.
+// segmentObserver tells idotel and the log of each reservation.
 type segmentObserver struct {
-	next   segment.Observer
-	health *segmentHealth
-	log    *slog.Logger
+	next segment.Observer
+	log  *slog.Logger
 }
 
 func (o segmentObserver) Reserved(tag string, n int64, d time.Duration, err error) {
-	o.health.record(err)
 	if err != nil {
 		o.log.Warn("segment reservation failed", "tag", tag, "took", d, "err", err)
 	}
@@ -432,39 +403,9 @@ func (s *Server) Mux() *http.ServeMux { return s.mux }
 // Config returns the configuration the Server was built from.
 func (s *Server) Config() *config.Config { return s.cfg }
 
-// Authorized reports whether the request's bearer token grants tag ("" for a token that
-// must grant every tag), for handlers mounted on Mux.
-func (s *Server) Authorized(r *http.Request, tag string) bool {
-	g, ok := s.auth.check(r.Header.Get("Authorization"))
-	if !ok {
-		return false
-	}
-	if tag == "" {
-		return g.All
-	}
-	return g.Allows(tag)
-}
-
-// GrantOf returns the grant of the request's bearer token (every tag, named "open",
-// when no token is configured), for handlers mounted on Mux.
-func (s *Server) GrantOf(r *http.Request) (*Grant, bool) {
-	return s.auth.check(r.Header.Get("Authorization"))
-}
-
-// GrantOfToken returns the grant of a token given otherwise (the console's login form),
-// compared in constant time as bearer tokens are.
-func (s *Server) GrantOfToken(token string) (*Grant, bool) { return s.auth.token(token) }
-
-// SessionKey returns the grant of the token named name and a key for signing the
-// console's sessions of that token: HMAC-SHA256 of a fixed label keyed by the token's
-// secret, the same on every instance configured with that token and secret, different
-// once the secret changes. ok is false when no token has that name.
-func (s *Server) SessionKey(name string) (g *Grant, key []byte, ok bool) {
-	return s.auth.sessionKey(name)
-}
-
-// Open reports whether no token is configured: every caller may use every tag.
-func (s *Server) Open() bool { return s.auth.open }
+// Auth returns the server's authentication, built once from its configuration: the
+// console checks tokens and signs sessions with it.
+func (s *Server) Auth() *auth.Auth { return s.auth }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -473,7 +414,7 @@ func (s *Server) routes() *http.ServeMux {
 		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
 		// compressing would cost more CPU than it saves.
 		connect.WithCompressMinBytes(CompressMinBytes),
-		connect.WithInterceptors(s.metrics.interceptor(), s.auth.interceptor()),
+		connect.WithInterceptors(s.metrics.interceptor(), s.auth.Interceptor()),
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
 	mux.Handle(path, h)
@@ -486,7 +427,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, bounded))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.auth.httpAll(s.metrics.handler()))
+	mux.Handle("GET /metrics", s.auth.HTTPAll(s.metrics.handler()))
 	mux.Handle("GET /api/segment/get/{tag}", s.leaf(v1.Kind_KIND_SEGMENT))
 	mux.Handle("GET /api/snowflake/get/{tag}", s.leaf(v1.Kind_KIND_SNOWFLAKE))
 	return mux
@@ -625,22 +566,22 @@ func (s *Server) Ready() (bool, string) {
 		return false, "shutting down"
 	}
 	if s.lease != nil {
-		st := &s.leaseSt
-		st.mu.Lock()
-		deadline, after, last := st.deadline, st.after, st.last
-		st.mu.Unlock()
+		st := s.lease.State()
 		now := time.Now()
 		switch {
-		case deadline.IsZero():
-			return false, "no worker ID held (" + last.String() + ")"
-		case !now.Before(deadline):
+		case st.Deadline.IsZero():
+			return false, "no worker ID held (" + st.Last.String() + ")"
+		case !now.Before(st.Deadline):
 			return false, "worker-ID lease not renewed in time"
-		case now.Before(after):
+		case now.Before(st.After):
 			return false, "waiting for a fresh worker ID's previous holders to stop"
 		}
 	}
 	for _, t := range s.tagList() {
-		if t.alloc != nil && t.alloc.Stats().Buffered == 0 && t.health.err() != nil {
+		if t.alloc == nil {
+			continue
+		}
+		if st := t.alloc.Stats(); st.Buffered == 0 && st.Err != nil {
 			return false, "a segment tag has no IDs buffered and its store fails"
 		}
 	}
@@ -665,7 +606,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 // Status reports this server: the lease, readiness and the tags g grants (every tag for
 // nil): the data of the API's Status call and of the console.
-func (s *Server) Status(g *Grant) *v1.StatusResponse {
+func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 	addr := s.cfg.Advertise
 	if addr == "" {
 		addr = s.cfg.Listen
@@ -680,18 +621,14 @@ func (s *Server) Status(g *Grant) *v1.StatusResponse {
 	}
 	switch {
 	case s.lease != nil:
-		st := &s.leaseSt
-		st.mu.Lock()
-		r.Lease = &v1.LeaseStatus{Worker: st.worker, LastEvent: st.last.String()}
-		if !st.deadline.IsZero() {
-			r.Lease.Deadline = timestamppb.New(st.deadline)
-		} else {
-			r.Lease.Worker = -1
+		st := s.lease.State()
+		r.Lease = &v1.LeaseStatus{Worker: st.Worker, LastEvent: st.Last.String()}
+		if !st.Deadline.IsZero() {
+			r.Lease.Deadline = timestamppb.New(st.Deadline)
 		}
-		if st.err != nil {
-			r.Lease.LastError = publicError(st.err)
+		if st.Err != nil {
+			r.Lease.LastError = publicError(st.Err)
 		}
-		st.mu.Unlock()
 		r.Lease.Issued, r.Lease.DriftNanos = s.issued.total(), s.issued.drift.Load()
 		ttl, margin := s.leaseTerm()
 		r.Lease.Ttl, r.Lease.Margin = durationpb.New(ttl), durationpb.New(margin)

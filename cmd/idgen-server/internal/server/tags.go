@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +38,6 @@ type tag struct {
 	layout snowflake.Layout   // snowflake, number
 	format *number.Format     // number
 	alloc  *segment.Allocator // segment
-	health *segmentHealth     // segment
 	store  string             // segment: the store's name
 	// interleaved says the segment tag's store may return blocks with a stride
 	// (tinyid's delta), whose runs only a Range caller that accepts a stride is given.
@@ -50,26 +48,6 @@ type tag struct {
 
 	issued atomic.Int64  // IDs handed out, for the rates (one add per call)
 	rate   atomic.Uint64 // the latest interval's IDs per second, as float64 bits
-}
-
-// segmentHealth keeps what readiness needs of a segment tag: whether its latest
-// reservation failed. Safe for concurrent use.
-type segmentHealth struct {
-	mu      sync.Mutex
-	lastErr error
-	lastAt  time.Time
-}
-
-func (h *segmentHealth) record(err error) {
-	h.mu.Lock()
-	h.lastErr, h.lastAt = err, time.Now()
-	h.mu.Unlock()
-}
-
-func (h *segmentHealth) err() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.lastErr
 }
 
 func kindOf(s string) v1.Kind {

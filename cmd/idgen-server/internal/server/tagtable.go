@@ -56,10 +56,10 @@ type tagStore interface {
 
 // newSegmentTag builds a segment tag on st.
 func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tag, error) {
-	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore, health: &segmentHealth{}}
+	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore}
 	_, t.interleaved = st.(*segment.Tinyid)
 	opts.Timeout = ReserveTimeout
-	opts.Observer = segmentObserver{s.metrics.segment, t.health, s.log}
+	opts.Observer = segmentObserver{s.metrics.segment, s.log}
 	var err error
 	if t.alloc, err = segment.New(st, name, opts); err != nil {
 		return nil, fmt.Errorf("server: tag %q: %w", name, err)

@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"bytes"
@@ -16,14 +16,14 @@ import (
 // guesses against at HMAC speed; a token of some tags makes no fleet key; no token, none.
 func TestDerivedKeys(t *testing.T) {
 	const secret = "all-tags-token-0123456789"
-	a, err := newAuth(&config.Config{Advertise: "http://idgen-1:7070", Tokens: []config.Token{
+	a, err := New(&config.Config{Advertise: "http://idgen-1:7070", Tokens: []config.Token{
 		{Name: "some", Token: "some-tags-token-0123456789", Tags: []string{"id"}},
 		{Name: "all", Token: secret},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, session, _ := a.sessionKey("all")
+	_, session, _ := a.SessionKey("all")
 	want, _ := pbkdf2.Key(sha256.New, secret, []byte(sessionKeyLabel), KeyIterations, 32)
 	plain := hmac.New(sha256.New, []byte(secret))
 	plain.Write([]byte(sessionKeyLabel))
@@ -34,13 +34,13 @@ func TestDerivedKeys(t *testing.T) {
 	if !bytes.Equal(a.fleetKey(), fleet) || bytes.Equal(a.fleetKey(), session) {
 		t.Errorf("fleet key %x, want %x (and not the session key)", a.fleetKey(), fleet)
 	}
-	sig := fleetSignature(a.fleetKey(), "http://IDGEN-1:7070/", time.Now().UnixMilli())
-	if !a.checkFleet(sig) {
+	sig := FleetSignature(a.fleetKey(), "http://IDGEN-1:7070/", time.Now().UnixMilli())
+	if !a.CheckFleet(sig) {
 		t.Error("a signature for this server's URL written otherwise (case, slash) refused")
 	}
-	some, _ := newAuth(&config.Config{Tokens: []config.Token{{Token: "some-tags-token-0123456789", Tags: []string{"id"}}}})
-	open, _ := newAuth(&config.Config{})
-	if some.fleetKey != nil || open.fleetKey != nil || open.checkFleet(sig) {
+	some, _ := New(&config.Config{Tokens: []config.Token{{Token: "some-tags-token-0123456789", Tags: []string{"id"}}}})
+	open, _ := New(&config.Config{})
+	if some.fleetKey != nil || open.fleetKey != nil || open.CheckFleet(sig) {
 		t.Error("a fleet key without a token granting every tag")
 	}
 }

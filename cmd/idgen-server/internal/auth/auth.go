@@ -1,4 +1,4 @@
-package server
+package auth
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,11 +22,11 @@ import (
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
-// auth checks bearer tokens. Each configured token is kept as its SHA-256, and a
+// Auth checks bearer tokens, for the API and the console alike. Each configured token is kept as its SHA-256, and a
 // presented token is hashed and compared with every one in constant time (no early
 // exit), so neither a token's bytes nor its length nor which entry matched shows in the
 // time taken.
-type auth struct {
+type Auth struct {
 	open   bool // no token configured: every caller may use every tag
 	tokens []tokenEntry
 	// fleetKey returns the key that signs and checks the Status calls of Fleet
@@ -76,16 +78,17 @@ const FleetSkew = 30 * time.Second
 func deriveKey(secret, label string) []byte {
 	k, err := pbkdf2.Key(sha256.New, secret, []byte(label), KeyIterations, sha256.Size)
 	if err != nil {
-		panic("server: pbkdf2: " + err.Error()) // only for parameters out of FIPS bounds
+		panic("auth: pbkdf2: " + err.Error()) // only for parameters out of FIPS bounds
 	}
 	return k
 }
 
-// fleetSignature returns the FleetHeader value signing a Status call to target at ms.
-func fleetSignature(key []byte, target string, ms int64) string {
+// FleetSignature returns the FleetHeader value signing a Status call to target at ms
+// (unix milliseconds) with key (Auth.FleetKey).
+func FleetSignature(key []byte, target string, ms int64) string {
 	t := strconv.FormatInt(ms, 10)
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("status\n" + urlKey(target) + "\n" + t))
+	mac.Write([]byte("status\n" + URLKey(target) + "\n" + t))
 	return t + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
@@ -93,9 +96,9 @@ func fleetSignature(key []byte, target string, ms int64) string {
 // status, and no other procedure.
 var fleetGrant = &Grant{Name: "fleet", All: true, only: idgenv1connect.IDServiceStatusProcedure}
 
-// checkFleet reports whether header is a fleet signature of a Status call to this
-// server, made within FleetSkew of now.
-func (a *auth) checkFleet(header string) bool {
+// CheckFleet reports whether header (FleetHeader's value) is a fleet signature of a
+// Status call to this server, made within FleetSkew of now.
+func (a *Auth) CheckFleet(header string) bool {
 	if a.fleetKey == nil || header == "" {
 		return false
 	}
@@ -107,7 +110,7 @@ func (a *auth) checkFleet(header string) bool {
 	if d := a.now().Sub(time.UnixMilli(ms)); d > FleetSkew || d < -FleetSkew {
 		return false
 	}
-	return hmac.Equal([]byte(header), []byte(fleetSignature(a.fleetKey(), a.self, ms)))
+	return hmac.Equal([]byte(header), []byte(FleetSignature(a.fleetKey(), a.self, ms)))
 }
 
 // Grant is what a token allows: every tag, or those named, and whether it may change
@@ -131,12 +134,14 @@ func (g *Grant) Allows(tag string) bool {
 // everything is the grant of every call when no token is configured.
 var everything = &Grant{Name: "open", All: true}
 
-func newAuth(cfg *config.Config) (*auth, error) {
-	a := &auth{open: len(cfg.Tokens) == 0, self: urlKey(cfg.Advertise), now: time.Now}
+// New builds the Auth of cfg's tokens, whose secrets config read when it was loaded. The
+// server builds one and hands it to the console.
+func New(cfg *config.Config) (*Auth, error) {
+	a := &Auth{open: len(cfg.Tokens) == 0, self: URLKey(cfg.Advertise), now: time.Now}
 	for i, t := range cfg.Tokens {
 		secret, err := t.Secret()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("auth: %w", err)
 		}
 		name := t.Name
 		if name == "" {
@@ -160,8 +165,9 @@ var (
 	errBadToken = errors.New("invalid bearer token")
 )
 
-// check returns the grant of an Authorization header's bearer token.
-func (a *auth) check(header string) (*Grant, bool) {
+// Check returns the grant of an Authorization header's bearer token (every tag, named
+// "open", when no token is configured).
+func (a *Auth) Check(header string) (*Grant, bool) {
 	if a.open {
 		return everything, true
 	}
@@ -169,11 +175,12 @@ func (a *auth) check(header string) (*Grant, bool) {
 	if !ok || tok == "" {
 		return nil, false
 	}
-	return a.token(tok)
+	return a.Token(tok)
 }
 
-// token returns the grant of a token.
-func (a *auth) token(tok string) (*Grant, bool) {
+// Token returns the grant of a token given otherwise than in a header (the console's
+// sign-in form), compared in constant time as bearer tokens are.
+func (a *Auth) Token(tok string) (*Grant, bool) {
 	if a.open {
 		return everything, true
 	}
@@ -187,9 +194,11 @@ func (a *auth) token(tok string) (*Grant, bool) {
 	return found, found != nil
 }
 
-// sessionKey returns the grant and session key of the token named name (the first of
-// that name).
-func (a *auth) sessionKey(name string) (*Grant, []byte, bool) {
+// SessionKey returns the grant of the token named name (the first of that name) and the
+// key signing the console's sessions of that token: a PBKDF2 derivation of the token's
+// secret, the same on every instance configured with that token and secret, different
+// once the secret changes. ok is false when no token has that name.
+func (a *Auth) SessionKey(name string) (*Grant, []byte, bool) {
 	for i := range a.tokens {
 		if a.tokens[i].name == name {
 			return a.tokens[i].g, a.tokens[i].sessionKey(), true
@@ -200,8 +209,8 @@ func (a *auth) sessionKey(name string) (*Grant, []byte, bool) {
 
 type grantKey struct{}
 
-// grantOf returns the grant the interceptor put in ctx.
-func grantOf(ctx context.Context) *Grant {
+// FromContext returns the grant the Interceptor put in ctx: nothing granted when none.
+func FromContext(ctx context.Context) *Grant {
 	g, _ := ctx.Value(grantKey{}).(*Grant)
 	if g == nil {
 		return &Grant{} // nothing granted: a handler reached without the interceptor
@@ -209,16 +218,16 @@ func grantOf(ctx context.Context) *Grant {
 	return g
 }
 
-// interceptor refuses RPCs without a valid token (UNAUTHENTICATED, nothing about tags)
+// Interceptor refuses RPCs without a valid token (UNAUTHENTICATED, nothing about tags)
 // and puts the token's grant in the context for the handlers' per-tag check. A Status
 // call without a token may carry a fleet signature (FleetHeader) instead; no other
 // procedure accepts one.
-func (a *auth) interceptor() connect.Interceptor {
+func (a *Auth) Interceptor() connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			g, ok := a.check(req.Header().Get("Authorization"))
+			g, ok := a.Check(req.Header().Get("Authorization"))
 			if !ok && req.Header().Get("Authorization") == "" && req.Spec().Procedure == idgenv1connect.IDServiceStatusProcedure &&
-				a.checkFleet(req.Header().Get(FleetHeader)) {
+				a.CheckFleet(req.Header().Get(FleetHeader)) {
 				g, ok = fleetGrant, true
 			}
 			if ok && g.only != "" && g.only != req.Spec().Procedure {
@@ -236,15 +245,15 @@ func (a *auth) interceptor() connect.Interceptor {
 	})
 }
 
-// httpAll lets through plain HTTP requests whose token grants every tag (or any request
+// HTTPAll lets through plain HTTP requests whose token grants every tag (or any request
 // when no token is configured): for /metrics, whose labels name the tags.
-func (a *auth) httpAll(h http.Handler) http.Handler {
+func (a *Auth) HTTPAll(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		g, ok := a.check(r.Header.Get("Authorization"))
+		g, ok := a.Check(r.Header.Get("Authorization"))
 		switch {
 		case !ok:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
-			http.Error(w, "unauthenticated: "+errNoTokenOr(r).Error(), http.StatusUnauthorized)
+			http.Error(w, "unauthenticated: "+Refusal(r).Error(), http.StatusUnauthorized)
 		case !g.All:
 			http.Error(w, "permission denied: this token does not grant every tag", http.StatusForbidden)
 		default:
@@ -253,9 +262,56 @@ func (a *auth) httpAll(h http.Handler) http.Handler {
 	})
 }
 
-func errNoTokenOr(r *http.Request) error {
+// Refusal is the error of a request refused for its token: none given, or one not
+// configured.
+func Refusal(r *http.Request) error {
 	if r.Header.Get("Authorization") == "" {
 		return errNoToken
 	}
 	return errBadToken
+}
+
+// Open reports whether no token is configured: every caller may use every tag.
+func (a *Auth) Open() bool { return a.open }
+
+// GrantOf returns the grant of the request's bearer token (every tag, named "open", when
+// no token is configured), for handlers beside the API (the console).
+func (a *Auth) GrantOf(r *http.Request) (*Grant, bool) {
+	return a.Check(r.Header.Get("Authorization"))
+}
+
+// Authorized reports whether the request's bearer token grants tag ("" for a token that
+// must grant every tag), for handlers beside the API.
+func (a *Auth) Authorized(r *http.Request, tag string) bool {
+	g, ok := a.GrantOf(r)
+	if !ok {
+		return false
+	}
+	if tag == "" {
+		return g.All
+	}
+	return g.Allows(tag)
+}
+
+// HasFleetKey reports whether a token granting every tag is configured, so that fleet
+// signatures are made and checked, without deriving the key.
+func (a *Auth) HasFleetKey() bool { return a.fleetKey != nil }
+
+// FleetKey returns the key signing and checking the fleet's Status calls, derived at the
+// first call (tens of milliseconds); nil when no token grants every tag.
+func (a *Auth) FleetKey() []byte {
+	if a.fleetKey == nil {
+		return nil
+	}
+	return a.fleetKey()
+}
+
+// URLKey is the form of a base URL two instances are compared by: scheme and host are
+// case-insensitive, a trailing slash is nothing.
+func URLKey(s string) string {
+	u, err := url.Parse(strings.TrimRight(s, "/"))
+	if err != nil {
+		return s
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + u.Path
 }
