@@ -177,12 +177,3 @@ func TestCheckLeafTable(t *testing.T) {
 		t.Fatalf("check of a tag on idgen's table: %v", err)
 	}
 }
-
-func mustRead(t *testing.T, f string) string {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
