@@ -17,8 +17,6 @@
 package console
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"context"
 	"embed"
 	"errors"
@@ -32,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -254,7 +254,7 @@ func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
 
 // visible returns the changes of the tags g grants: a token limited to some tags sees
 // neither the others' changes nor who made them.
-func visible(changes []server.Change, g *auth.Grant) []server.Change {
+func visible(changes []control.Change, g *auth.Grant) []control.Change {
 	out := changes[:0:0]
 	for _, ch := range changes {
 		if g.Allows(ch.Tag) {

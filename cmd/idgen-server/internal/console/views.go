@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -134,14 +135,14 @@ type fleetData struct {
 
 // fleetView turns the fleet's statuses into rows; now is this instance's clock when
 // the answers were in.
-func fleetView(peers []server.Peer, now time.Time) fleetData {
+func fleetView(peers []control.Peer, now time.Time) fleetData {
 	var d fleetData
 	for i, p := range peers {
 		iv := instanceView{Address: p.Address, Self: i == 0}
 		st := p.Status
 		if p.Reason != "" || st == nil {
 			// Only the generic reason: what a driver or a dial said stays in the log.
-			iv.Bad, iv.Worker, iv.Reason = true, "?", cmp.Or(p.Reason, server.ReasonUnreachable)
+			iv.Bad, iv.Worker, iv.Reason = true, "?", cmp.Or(p.Reason, control.ReasonUnreachable)
 			d.Instances = append(d.Instances, iv)
 			d.Bad++
 			continue
@@ -254,7 +255,7 @@ type changeView struct {
 
 // tagsView turns this instance's status and the fleet's changes (newest first) into
 // the Tags page.
-func tagsView(st *v1.StatusResponse, tagStore string, changes []server.Change, now time.Time) tagsData {
+func tagsView(st *v1.StatusResponse, tagStore string, changes []control.Change, now time.Time) tagsData {
 	d := tagsData{TagStore: tagStore}
 	for _, t := range st.Tags {
 		tv := tagView{Name: t.Name, Kind: server.KindName(t.Kind), Store: t.Store, FromStore: t.FromStore, Rate: rateText(t.Rate)}
@@ -295,11 +296,11 @@ func tagsView(st *v1.StatusResponse, tagStore string, changes []server.Change, n
 }
 
 // changeText says what a change did.
-func changeText(c server.Change) string {
+func changeText(c control.Change) string {
 	switch c.Kind {
-	case server.ChangeCreate:
+	case control.ChangeCreate:
 		return fmt.Sprintf("create segment tag %q in store %q, first ID %d, step %d", c.Tag, c.Store, c.First, c.New)
-	case server.ChangeStep:
+	case control.ChangeStep:
 		return fmt.Sprintf("set the step of tag %q to %d (was %d) in store %q", c.Tag, c.New, c.Old, c.Store)
 	}
 	return fmt.Sprintf("%s of tag %q in store %q", c.Kind, c.Tag, c.Store)

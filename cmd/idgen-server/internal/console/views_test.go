@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
@@ -27,12 +27,12 @@ func TestFleetViewTrouble(t *testing.T) {
 	status := func(ready bool, why string, l *v1.LeaseStatus) *v1.StatusResponse {
 		return &v1.StatusResponse{Address: "10.0.0.1:7070", Ready: ready, NotReadyReason: why, Lease: l, Now: timestamppb.New(now), Rate: []float64{1, 5, 3}, RateInterval: durationpb.New(10 * time.Second)}
 	}
-	d := fleetView([]server.Peer{
+	d := fleetView([]control.Peer{
 		{Address: "self", Status: status(true, "", lease(3, 7*time.Second, "renewed", ""))},
 		{Address: "http://b", Status: status(false, "no worker ID held (lost)", lease(-1, 0, "lost", "lease: worker 4 taken over"))},
 		{Address: "http://c", Status: status(true, "", lease(5, 2*time.Second, "renew-failed", "dial tcp: refused"))},
-		{Address: "http://d", Reason: server.ReasonUnreachable},
-		{Address: "http://f", Reason: server.ReasonRefused},
+		{Address: "http://d", Reason: control.ReasonUnreachable},
+		{Address: "http://f", Reason: control.ReasonRefused},
 		{Address: "http://e", Status: status(false, "a segment tag has no IDs buffered and its store fails", lease(6, 8*time.Second, "renewed", ""))},
 	}, now)
 	if d.Bad != 5 || len(d.Instances) != 6 {

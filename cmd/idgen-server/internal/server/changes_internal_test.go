@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 )
 
 // TestChangeTableRace: many processes starting at once on a new database each create
@@ -28,22 +29,26 @@ func TestChangeTableRace(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dsn := storeDSN(t, c.env)
 			const n = 8
-			logs := make([]changeLog, n)
+			logs := make([]control.ChangeLog, n)
+			var first *store
 			for i := range logs {
 				st, err := openStore("db", config.Store{Type: c.typ, DSN: dsn, SegmentTable: table})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { st.close() })
+				if first == nil {
+					first = st
+				}
 				if logs[i], err = newChangeLog(st); err != nil {
 					t.Fatal(err)
 				}
 			}
-			t.Cleanup(func() { logs[0].(*sqlChanges).db.Exec("DROP TABLE IF EXISTS " + table + "_changes") })
+			t.Cleanup(func() { first.db.Exec("DROP TABLE IF EXISTS " + table + "_changes") })
 			var wg sync.WaitGroup
 			errs := make([]error, n)
 			for i, l := range logs {
-				wg.Go(func() { _, errs[i] = l.steps(context.Background()) })
+				wg.Go(func() { _, errs[i] = l.Steps(context.Background()) })
 			}
 			wg.Wait()
 			for i, err := range errs {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	"github.com/idgen/idgen/runtime/sqldb"
 )
@@ -64,7 +64,7 @@ func TestFleetPeerAnswerBounded(t *testing.T) {
 	a := testserver.Start(t, fleetConfig(file, ""))
 	putRecords(t, file, peer.URL)
 
-	var row server.Peer
+	var row control.Peer
 	for _, p := range a.Fleet(context.Background()) {
 		if p.Address == peer.URL {
 			row = p
@@ -82,7 +82,7 @@ func TestFleetPeerAnswerBounded(t *testing.T) {
 	// the two sockets' buffers (a few MiB on loopback) when the server closed.
 	t.Logf("the peer wrote %d KiB of its %d MiB", written.Load()>>10, huge>>20)
 	if n := written.Load(); n >= 32<<20 {
-		t.Fatalf("the peer wrote %d MiB before the server hung up, want far less than 32 MiB (bound %d KiB)", n>>20, server.MaxPeerStatusBytes>>10)
+		t.Fatalf("the peer wrote %d MiB before the server hung up, want far less than 32 MiB (bound %d KiB)", n>>20, control.MaxPeerStatusBytes>>10)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
@@ -45,11 +45,11 @@ func TestFleetPoser(t *testing.T) {
 		urls = append(urls, h.URL)
 	}
 	putRecords(t, file, urls...) // workers 900, 901, 902
-	rows := map[string]server.Peer{}
+	rows := map[string]control.Peer{}
 	for _, p := range a.Fleet(context.Background()) {
 		rows[p.Address] = p
 	}
-	for i, want := range []string{server.ReasonMismatch, server.ReasonMismatch, ""} {
+	for i, want := range []string{control.ReasonMismatch, control.ReasonMismatch, ""} {
 		p := rows[urls[i]]
 		if p.Reason != want || (want != "" && p.Status != nil) || (want == "" && p.Status == nil) {
 			t.Errorf("peer %d (claims %s, worker %d): reason %q, status %v; want reason %q", i, claims[i].address, claims[i].worker, p.Reason, p.Status, want)

@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"context"
 	"database/sql"
 	"fmt"
@@ -16,6 +14,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
@@ -94,8 +94,8 @@ func TestFleetSignature(t *testing.T) {
 		if p.Address == b.URL && (p.Reason != "" || p.Status == nil) {
 			t.Errorf("a real instance refused a's signed Status: %q", p.Reason)
 		}
-		if p.Address == spy.URL && (p.Reason != server.ReasonUnreachable || p.Status != nil) {
-			t.Errorf("spy: reason %q, want %q (nothing of what it answered)", p.Reason, server.ReasonUnreachable)
+		if p.Address == spy.URL && (p.Reason != control.ReasonUnreachable || p.Status != nil) {
+			t.Errorf("spy: reason %q, want %q (nothing of what it answered)", p.Reason, control.ReasonUnreachable)
 		}
 	}
 	if !slices.Contains(addrs, spy.URL) || slices.Contains(addrs, "10.0.0.1:22") {
@@ -150,8 +150,8 @@ func TestFleetSignature(t *testing.T) {
 	if r, ok := reasons[b.URL]; !ok || r != "" {
 		t.Errorf("c's row of b by its advertised URL: %q (%v)", r, ok)
 	}
-	if r := reasons["http://localhost:"+bPort]; r != server.ReasonRefused {
-		t.Errorf("c's row of b named otherwise: reason %q, want %q", r, server.ReasonRefused)
+	if r := reasons["http://localhost:"+bPort]; r != control.ReasonRefused {
+		t.Errorf("c's row of b named otherwise: reason %q, want %q", r, control.ReasonRefused)
 	}
 }
 
@@ -196,19 +196,19 @@ func TestFleetCapAndStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range server.MaxFleet + 6 {
+	for i := range control.MaxFleet + 6 {
 		in := registry.Instance{ID: fmt.Sprintf("r%d", i), URL: fmt.Sprintf("http://127.0.0.1:1/n%03d", i), Started: time.Now()}
 		if err := rs.Put(ctx, in, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f := a.Fleet(ctx)
-	if len(f) != 1+server.MaxFleet {
-		t.Fatalf("fleet of %d rows, want %d", len(f), 1+server.MaxFleet)
+	if len(f) != 1+control.MaxFleet {
+		t.Fatalf("fleet of %d rows, want %d", len(f), 1+control.MaxFleet)
 	}
 	for _, p := range f[1:] {
-		if p.Reason != server.ReasonUnreachable {
-			t.Fatalf("%s: reason %q, want %q", p.Address, p.Reason, server.ReasonUnreachable)
+		if p.Reason != control.ReasonUnreachable {
+			t.Fatalf("%s: reason %q, want %q", p.Address, p.Reason, control.ReasonUnreachable)
 		}
 	}
 
@@ -216,7 +216,7 @@ func TestFleetCapAndStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	f = a.Fleet(ctx)
-	if len(f) != 2 || f[1].Address != "lease store local" || f[1].Reason != server.ReasonStore {
+	if len(f) != 2 || f[1].Address != "lease store local" || f[1].Reason != control.ReasonStore {
 		t.Fatalf("fleet with the table gone: %+v", f)
 	}
 	// The table back, so that the server's shutdown removes its record without error.

@@ -8,8 +8,6 @@
 package server
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -30,7 +28,9 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
@@ -67,7 +67,7 @@ type Server struct {
 	tagSeg tagStore   // the tag store's segment store, nil without one
 	// changeLogs are the change logs of the stores holding segment tags, by store name;
 	// steps is what this server applied of their step changes.
-	changeLogs map[string]changeLog
+	changeLogs control.Logs
 	steps      stepState
 	rates      rates  // IDs per second over every tag
 	stopBg     func() // stops the background work (rates, tag refresh)
@@ -82,17 +82,11 @@ type Server struct {
 	http     *http.Server
 	draining atomic.Bool
 
-	// registry holds the records of the servers sharing the lease's store (named
-	// registryStore), and reg this one's record in it: both nil without a lease, reg nil
-	// when registering failed.
-	registry      registry.Store
-	registryStore string
-	reg           *registry.Registration
-
-	// peerOnce makes peerHTTP, the one HTTP client of Fleet's calls (its connections
-	// kept alive between page views, closed by Shutdown).
-	peerOnce sync.Once
-	peerHTTP *http.Client
+	// fleet lists the instances sharing the lease's store (its registry set by
+	// register) and the configured peers, for the console; reg is this server's record
+	// in that store, nil without a lease or when registering failed.
+	fleet *control.Fleet
+	reg   *registry.Registration
 
 	closeOnce sync.Once
 	closeErr  error
@@ -147,6 +141,16 @@ func (c *issuedCounter) total() uint64 {
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
 	s.steps.applied = map[string]string{}
+	s.fleet = &control.Fleet{
+		Advertise: cfg.Advertise, Peers: cfg.Peers, Log: log,
+		Status: func() *v1.StatusResponse { return s.Status(nil) },
+		Key: func() []byte {
+			if !s.auth.HasFleetKey() {
+				return nil
+			}
+			return s.auth.FleetKey()
+		},
+	}
 	defer func() {
 		if err != nil {
 			s.closeAll(context.Background())
@@ -318,7 +322,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
 	// milliseconds, seconds on a loaded machine. A server that is part of a fleet derives
 	// it now, in the background, instead of in its first peer's call.
-	if s.auth.HasFleetKey() && (s.registry != nil || len(s.cfg.Peers) > 0) {
+	if s.auth.HasFleetKey() && (s.fleet.Registry != nil || len(s.cfg.Peers) > 0) {
 		s.bg.Go(func() { s.auth.FleetKey() })
 	}
 	return s, nil
@@ -335,7 +339,7 @@ func (s *Server) register(ctx context.Context, st *store) {
 		s.log.Warn("fleet: cannot keep the servers' records in the lease store; the fleet view shows peers only", "store", st.name, "err", err)
 		return
 	}
-	s.registry, s.registryStore = rs, st.name
+	s.fleet.Registry, s.fleet.RegistryStore = rs, st.name
 	self := registry.Instance{ID: registry.NewID(), URL: s.cfg.Advertise, Worker: s.worker(), Started: s.started}
 	// failing is true during a streak of failed writes, so that each streak is logged
 	// once when it starts and once when it ends, not at every heartbeat.
@@ -353,6 +357,9 @@ func (s *Server) register(ctx context.Context, st *store) {
 	}
 	failing.Store(true) // until the first write returns
 	s.reg, err = registry.Register(rctx, rs, self, o)
+	if s.reg != nil {
+		s.fleet.SelfID = s.reg.ID()
+	}
 	switch {
 	case s.reg == nil:
 		s.log.Warn("fleet: cannot record this server in the lease store; other instances will not list it", "store", st.name, "err", err)
@@ -406,6 +413,10 @@ func (s *Server) Config() *config.Config { return s.cfg }
 // Auth returns the server's authentication, built once from its configuration: the
 // console checks tokens and signs sessions with it.
 func (s *Server) Auth() *auth.Auth { return s.auth }
+
+// Fleet returns this server's status and that of every other instance of its fleet, as
+// control.Fleet.List finds them.
+func (s *Server) Fleet(ctx context.Context) []control.Peer { return s.fleet.List(ctx) }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -531,10 +542,7 @@ func (s *Server) closeAll(ctx context.Context) error {
 		s.stopBg()
 		s.bg.Wait()
 		var errs []error
-		s.peerOnce.Do(func() {}) // no client made after this
-		if s.peerHTTP != nil {
-			s.peerHTTP.CloseIdleConnections()
-		}
+		s.fleet.Close()
 		if s.reg != nil {
 			if err := s.reg.Close(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("server: %w", err))

@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
@@ -398,7 +398,7 @@ tags: [{name: id, kind: snowflake}]
 	for _, s := range []*testserver.Server{a, b, static} {
 		testserver.WaitReady(t, s.URL)
 	}
-	addrs := func(f []server.Peer) []string {
+	addrs := func(f []control.Peer) []string {
 		var out []string
 		for _, p := range f {
 			out = append(out, p.Address)
@@ -455,7 +455,7 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatal(err)
 	}
 	fa := a.Fleet(ctx)
-	if got, want := addrs(fa), []string{"self", ghost.URL, b.URL}; !slices.Equal(got, want) || fa[1].Reason != server.ReasonUnreachable || !fa[1].Registered {
+	if got, want := addrs(fa), []string{"self", ghost.URL, b.URL}; !slices.Equal(got, want) || fa[1].Reason != control.ReasonUnreachable || !fa[1].Registered {
 		t.Fatalf("a's fleet with a ghost %q (ghost's reason %q), want %q", got, fa[1].Reason, want)
 	}
 	if err := rs.Put(ctx, ghost, time.Millisecond); err != nil {
@@ -474,7 +474,7 @@ tags: [{name: id, kind: snowflake}]
 		t.Fatal(err)
 	}
 	fb = b.Fleet(ctx)
-	if got, want := addrs(fb), []string{"self", static.URL, a.URL}; !slices.Equal(got, want) || fb[2].Registered || fb[2].Reason != server.ReasonUnreachable {
+	if got, want := addrs(fb), []string{"self", static.URL, a.URL}; !slices.Equal(got, want) || fb[2].Registered || fb[2].Reason != control.ReasonUnreachable {
 		t.Fatalf("b's fleet after a's shutdown %q (a registered %v, reason %q), want %q", got, fb[2].Registered, fb[2].Reason, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
@@ -125,10 +126,10 @@ func testStepsFleetWide(t *testing.T, cfg string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []server.Change{
-			{Who: "ops", Tag: "refund", Kind: server.ChangeCreate, Store: "db", New: 10, First: 1000},
-			{Who: "ops2", Tag: "order", Kind: server.ChangeStep, Store: "db", Old: 50, New: 9},
-			{Who: "ops", Tag: "order", Kind: server.ChangeStep, Store: "db", Old: 100, New: 7},
+		want := []control.Change{
+			{Who: "ops", Tag: "refund", Kind: control.ChangeCreate, Store: "db", New: 10, First: 1000},
+			{Who: "ops2", Tag: "order", Kind: control.ChangeStep, Store: "db", Old: 50, New: 9},
+			{Who: "ops", Tag: "order", Kind: control.ChangeStep, Store: "db", Old: 100, New: 7},
 		}
 		if len(cs) != len(want) {
 			t.Fatalf("changes %+v, want %d", cs, len(want))

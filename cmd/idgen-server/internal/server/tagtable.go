@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/segment"
 )
@@ -206,7 +207,7 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 	}
 	s.table.Store(cur.with(t))
 	// The tag exists now: a change log that cannot keep the change does not undo it.
-	if _, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeCreate, Store: s.cfg.TagStore, New: step, First: first}); err != nil {
+	if _, err := s.changeLogs.Record(ctx, control.Change{At: time.Now(), Who: who, Tag: name, Kind: control.ChangeCreate, Store: s.cfg.TagStore, New: step, First: first}); err != nil {
 		s.log.Warn("a created tag not kept in the change log", "tag", name, "who", who, "err", err)
 	}
 	return nil
@@ -236,7 +237,7 @@ func (s *Server) SetStep(ctx context.Context, who, name string, step int64) erro
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("server: step of %q not changed: %w", name, err)
 	}
-	id, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeStep, Store: t.store, Old: t.alloc.Stats().Step, New: step})
+	id, err := s.changeLogs.Record(ctx, control.Change{At: time.Now(), Who: who, Tag: name, Kind: control.ChangeStep, Store: t.store, Old: t.alloc.Stats().Step, New: step})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: step of %q: %w", ErrMaybeKept, name, err)

@@ -1,12 +1,11 @@
-package server
+package control
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"cmp"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -16,22 +15,23 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 
-// PeerTimeout bounds Fleet's call to each peer, and its listing of the lease store.
+// PeerTimeout bounds List's call to each peer, and its listing of the lease store.
 const PeerTimeout = 2 * time.Second
 
-// MaxPeerStatusBytes caps the Status answer Fleet reads from a peer, compressed or not:
+// MaxPeerStatusBytes caps the Status answer List reads from a peer, compressed or not:
 // a Status of some thousand tags fits; a peer (or a record pointing anywhere) that
 // answers more costs this much memory and a row saying it answered badly, at most
 // MaxFleet times a view.
 const MaxPeerStatusBytes = 512 << 10
 
-// MaxFleet caps the instances Fleet lists besides this one: a lease store full of
+// MaxFleet caps the instances List lists besides this one: a lease store full of
 // records (written by mistake or on purpose) costs a bounded number of calls per view.
 const MaxFleet = 64
 
@@ -49,7 +49,34 @@ const (
 	ReasonMismatch = "answered as another instance"
 )
 
-// Peer is one instance of the fleet as Fleet found it: its Status, or why it did not
+// Fleet lists the instances of a fleet and asks each for its Status, for the console's
+// fleet page. Set its fields before the first List; safe for concurrent use then. Close
+// it when the server stops.
+type Fleet struct {
+	// Advertise is this instance's base URL (config advertise), never listed as a peer.
+	Advertise string
+	// Peers are the base URLs configured under peers.
+	Peers []string
+	// Registry holds the records of the servers sharing the lease store named
+	// RegistryStore; nil without one.
+	Registry      registry.Store
+	RegistryStore string
+	// SelfID is this instance's record ID in Registry, "" when it has none.
+	SelfID string
+	// Status returns this instance's Status, as a grant of every tag sees it.
+	Status func() *v1.StatusResponse
+	// Key returns the fleet key Status calls are signed with, nil without one.
+	Key func() []byte
+	// Log takes why a peer did not answer, which Peer never carries.
+	Log *slog.Logger
+
+	// once makes client, the one HTTP client of List's calls (its connections kept
+	// alive between page views, closed by Close).
+	once   sync.Once
+	client *http.Client
+}
+
+// Peer is one instance of the fleet as List found it: its Status, or why it did not
 // answer.
 type Peer struct {
 	// Address is the instance's base URL ("self" for this one).
@@ -65,7 +92,7 @@ type Peer struct {
 	worker int64 // the worker ID of the instance's record, -1 without one
 }
 
-// Fleet returns this server's status and that of every other instance: those recorded
+// List returns this instance's status and that of every other instance: those recorded
 // in the lease store this server shares with them (live records only: a stopped
 // instance's record expires, a drained one's is removed), then those configured under
 // peers and not found so, one entry per base URL, at most MaxFleet besides this one.
@@ -74,9 +101,9 @@ type Peer struct {
 // instance advertises, so peers must be listed by their advertise URL. Instances that
 // do not answer within PeerTimeout have Reason set; so does an entry named after the
 // lease store when it cannot be listed. Records whose URL is not a base URL are skipped.
-func (s *Server) Fleet(ctx context.Context) []Peer {
-	out := []Peer{{Address: "self", Status: s.Status(nil)}}
-	seen := map[string]bool{auth.URLKey(s.cfg.Advertise): true}
+func (f *Fleet) List(ctx context.Context) []Peer {
+	out := []Peer{{Address: "self", Status: f.Status()}}
+	seen := map[string]bool{auth.URLKey(f.Advertise): true}
 	dropped := 0
 	add := func(p Peer) {
 		if len(out) > MaxFleet {
@@ -85,46 +112,43 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 		}
 		out = append(out, p)
 	}
-	if s.registry != nil {
+	if f.Registry != nil {
 		lctx, cancel := context.WithTimeout(ctx, PeerTimeout)
-		found, err := s.registry.List(lctx)
+		found, err := f.Registry.List(lctx)
 		cancel()
 		switch {
 		case errors.Is(err, registry.ErrUndecodable):
 			// The others are listed: one bad record does not hide the fleet.
-			s.log.Warn("fleet: skipping records that do not decode", "store", s.registryStore, "err", err)
+			f.Log.Warn("fleet: skipping records that do not decode", "store", f.RegistryStore, "err", err)
 		case err != nil:
-			s.log.Warn("fleet: listing the servers' records", "store", s.registryStore, "err", err)
-			out = append(out, Peer{Address: "lease store " + s.registryStore, Reason: ReasonStore})
+			f.Log.Warn("fleet: listing the servers' records", "store", f.RegistryStore, "err", err)
+			out = append(out, Peer{Address: "lease store " + f.RegistryStore, Reason: ReasonStore})
 		}
 		slices.SortFunc(found, func(a, b registry.Instance) int { return cmp.Compare(a.URL, b.URL) })
 		for _, in := range found {
-			if (s.reg != nil && in.ID == s.reg.ID()) || seen[auth.URLKey(in.URL)] {
+			if (f.SelfID != "" && in.ID == f.SelfID) || seen[auth.URLKey(in.URL)] {
 				continue
 			}
 			u, err := config.BaseURL(in.URL)
 			if err != nil {
-				s.log.Warn("fleet: skipping a record whose URL is not a base URL", "store", s.registryStore, "instance", in.ID, "err", err)
+				f.Log.Warn("fleet: skipping a record whose URL is not a base URL", "store", f.RegistryStore, "instance", in.ID, "err", err)
 				continue
 			}
 			seen[auth.URLKey(u)] = true
 			add(Peer{Address: u, Registered: true, worker: in.Worker})
 		}
 	}
-	for _, addr := range s.cfg.Peers {
+	for _, addr := range f.Peers {
 		if !seen[auth.URLKey(addr)] {
 			seen[auth.URLKey(addr)] = true
 			add(Peer{Address: addr, worker: -1})
 		}
 	}
 	if dropped > 0 {
-		s.log.Warn("fleet: too many instances, the rest not listed", "max", MaxFleet, "dropped", dropped)
+		f.Log.Warn("fleet: too many instances, the rest not listed", "max", MaxFleet, "dropped", dropped)
 	}
 
-	var key []byte
-	if s.auth.HasFleetKey() {
-		key = s.auth.FleetKey()
-	}
+	key := f.Key()
 	var wg sync.WaitGroup
 	for i := 1; i < len(out); i++ {
 		p := &out[i]
@@ -138,15 +162,15 @@ func (s *Server) Fleet(ctx context.Context) []Peer {
 			if key != nil {
 				req.Header().Set(auth.FleetHeader, auth.FleetSignature(key, p.Address, time.Now().UnixMilli()))
 			}
-			res, err := idgenv1connect.NewIDServiceClient(s.peerClient(), p.Address, connect.WithReadMaxBytes(MaxPeerStatusBytes)).Status(cctx, req)
+			res, err := idgenv1connect.NewIDServiceClient(f.peerClient(), p.Address, connect.WithReadMaxBytes(MaxPeerStatusBytes)).Status(cctx, req)
 			if err != nil {
 				p.Reason = peerReason(err)
-				s.log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
+				f.Log.Warn("fleet: peer did not answer", "peer", p.Address, "reason", p.Reason, "err", err)
 				return
 			}
 			if why := p.mismatch(res.Msg); why != "" {
 				p.Reason = ReasonMismatch
-				s.log.Warn("fleet: peer answered as another instance", "peer", p.Address, "why", why)
+				f.Log.Warn("fleet: peer answered as another instance", "peer", p.Address, "why", why)
 				return
 			}
 			p.Status = res.Msg
@@ -169,14 +193,14 @@ func peerReason(err error) string {
 	return ReasonBadAnswer
 }
 
-// peerClient returns the HTTP client of Fleet's calls: one for the server's life, so a
+// peerClient returns the HTTP client of List's calls: one for the server's life, so a
 // console refreshing its fleet page reuses connections instead of opening new ones each
 // time. It follows no redirect (a peer's 3xx is its answer, an error: the call, its
 // signature and a Referer go nowhere else), uses no proxy from the environment, and
 // bounds each step by PeerTimeout besides the call's own deadline.
-func (s *Server) peerClient() *http.Client {
-	s.peerOnce.Do(func() {
-		s.peerHTTP = &http.Client{
+func (f *Fleet) peerClient() *http.Client {
+	f.once.Do(func() {
+		f.client = &http.Client{
 			Transport: boundedBodies{&http.Transport{
 				DialContext:            (&net.Dialer{Timeout: PeerTimeout}).DialContext,
 				TLSHandshakeTimeout:    PeerTimeout,
@@ -189,11 +213,20 @@ func (s *Server) peerClient() *http.Client {
 			Timeout:       PeerTimeout,
 		}
 	})
-	return s.peerHTTP
+	return f.client
+}
+
+// Close closes the idle connections of List's calls; a List after Close makes none
+// that stay open.
+func (f *Fleet) Close() {
+	f.once.Do(func() {}) // no client made after this
+	if f.client != nil {
+		f.client.CloseIdleConnections()
+	}
 }
 
 // errPeerTooLarge ends the read of a peer's answer longer than MaxPeerStatusBytes.
-var errPeerTooLarge = errors.New("server: the peer's answer is longer than MaxPeerStatusBytes")
+var errPeerTooLarge = errors.New("control: the peer's answer is longer than MaxPeerStatusBytes")
 
 // boundedBodies cuts every answer's body at MaxPeerStatusBytes (and some bytes of
 // framing): connect's own limit reports an answer too large but reads it to its end
