@@ -242,14 +242,14 @@ const (
 func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
 	ctx, cancel := context.WithTimeout(ctx, server.CallTimeout)
 	defer cancel()
-	changes, err := c.s.Changes(ctx)
+	changes, err := c.s.Admin().Logs.Recent(ctx)
 	if err != nil {
 		c.log.Warn("console: reading the changes", "err", err)
 		if p.Error == "" {
 			p.Error = msgChangesUnread
 		}
 	}
-	return tagsView(c.s.Status(v.g), c.s.TagStoreName(), visible(changes, v.g), c.now())
+	return tagsView(c.s.Status(v.g), c.s.Admin().StoreName, visible(changes, v.g), c.now())
 }
 
 // visible returns the changes of the tags g grants: a token limited to some tags sees
@@ -268,9 +268,9 @@ func visible(changes []control.Change, g *auth.Grant) []control.Change {
 // refusal itself when the admin can act on it (its message names no store address or
 // driver), else ok false: a store's error, which is logged and never shown.
 func refusal(err error) (msg string, ok bool) {
-	for _, e := range []error{server.ErrBadStep, server.ErrTagExists, server.ErrUnknownTag, server.ErrNotSegment, server.ErrNoTagStore, server.ErrInvalidInput} {
+	for _, e := range []error{control.ErrBadStep, control.ErrTagExists, control.ErrUnknownTag, control.ErrNotSegment, control.ErrNoTagStore, control.ErrInvalidInput} {
 		if errors.Is(err, e) {
-			return strings.TrimPrefix(err.Error(), "server: "), true
+			return strings.TrimPrefix(err.Error(), "control: "), true
 		}
 	}
 	return "", false
@@ -440,14 +440,14 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.tagsError(w, r, v, "Start and step must be whole numbers.")
 		return
 	}
-	what := fmt.Sprintf("create segment tag %q in store %q, first ID %d, step %d", name, c.s.TagStoreName(), first, step)
+	what := fmt.Sprintf("create segment tag %q in store %q, first ID %d, step %d", name, c.s.Admin().StoreName, first, step)
 	if r.PostFormValue("confirm") != "yes" {
 		c.confirm(w, v, "/tags/create", what, [][2]string{{"name", name}, {"start", strconv.FormatInt(first, 10)}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
-	if err := c.s.CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
+	if err := c.s.Admin().CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Not created: ", msgCreateMaybe, msgCreateFailed))
 		return
 	}
@@ -464,9 +464,9 @@ func (c *Console) changeFailed(v visitor, what string, err error, refused, maybe
 		c.log.Warn("console: change refused", "who", v.g.Name, "change", what, "err", err)
 		return refused + msg
 	}
-	if errors.Is(err, server.ErrMaybeKept) {
+	if errors.Is(err, control.ErrMaybeKept) {
 		c.log.Error("console: change not confirmed by the store", "who", v.g.Name, "change", what, "err", err)
-		return fmt.Sprintf(maybe, int(server.TagRefresh/time.Second))
+		return fmt.Sprintf(maybe, int(control.TagRefresh/time.Second))
 	}
 	c.log.Error("console: change failed in the store", "who", v.g.Name, "change", what, "err", err)
 	return failed
@@ -488,7 +488,7 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
 	defer cancel()
-	if err := c.s.SetStep(ctx, v.g.Name, name, step); err != nil {
+	if err := c.s.Admin().SetStep(ctx, v.g.Name, name, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Step not changed: ", msgStepMaybe, msgStepFailed))
 		return
 	}
@@ -507,7 +507,7 @@ func (c *Console) flash(q url.Values, g *auth.Grant) string {
 	case "created":
 		return "Created segment tag " + tag + "."
 	case "step":
-		return "Changed the step of " + tag + ": this instance's next reservation uses it, the other instances' within " + strconv.Itoa(int(server.TagRefresh/time.Second)) + " s."
+		return "Changed the step of " + tag + ": this instance's next reservation uses it, the other instances' within " + strconv.Itoa(int(control.TagRefresh/time.Second)) + " s."
 	}
 	return ""
 }

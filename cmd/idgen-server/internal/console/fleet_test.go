@@ -66,7 +66,7 @@ func TestFleetConsole(t *testing.T) {
 	if got := invoiceStep(t, f.b); got == 5000 {
 		t.Fatal("b has the step before its refresh")
 	}
-	if err := f.b.RefreshTags(ctx); err != nil {
+	if err := f.b.Admin().RefreshTags(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := invoiceStep(t, f.b); got != 5000 {

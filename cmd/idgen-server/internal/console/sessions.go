@@ -1,8 +1,6 @@
 package console
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 )
 
 // session is one sign-in: the token's grant (never the token), and the token its forms

@@ -1,10 +1,10 @@
 package console
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 )
 
 // TestSessionExpiry: a session lasts SessionTTL, its form token is the same each time

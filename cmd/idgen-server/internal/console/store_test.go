@@ -278,13 +278,13 @@ tags:
 tag_store: local
 `, t.TempDir()+"/idgen.db", adminToken, viewerToken, oneTag))
 	ctx := context.Background()
-	if err := s.SetStep(ctx, "ops", "invoice", 500); err != nil {
+	if err := s.Admin().SetStep(ctx, "ops", "invoice", 500); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetStep(ctx, "night-admin", "secret", 700); err != nil {
+	if err := s.Admin().SetStep(ctx, "night-admin", "secret", 700); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateSegmentTag(ctx, "night-admin", "hidden", 1, 10); err != nil {
+	if err := s.Admin().CreateSegmentTag(ctx, "night-admin", "hidden", 1, 10); err != nil {
 		t.Fatal(err)
 	}
 	list := func(token string) string {
@@ -335,7 +335,7 @@ tags:
   - {name: invoice, kind: segment, store: pg, step: 1000}
 `, dsn, table, adminToken))
 	ctx := context.Background()
-	if err := s.SetStep(ctx, "ops", "invoice", 500); err != nil { // the change table exists
+	if err := s.Admin().SetStep(ctx, "ops", "invoice", 500); err != nil { // the change table exists
 		t.Fatal(err)
 	}
 	tx, err := db.BeginTx(ctx, nil)

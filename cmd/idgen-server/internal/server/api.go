@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"

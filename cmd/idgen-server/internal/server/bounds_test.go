@@ -10,7 +10,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -29,13 +29,13 @@ func TestCreateTagBounds(t *testing.T) {
 		first, step int64
 		want        error
 	}{
-		{"huge-first", math.MaxInt64 - 10, 10, server.ErrInvalidInput},
-		{"huge-step", 1, math.MaxInt64 / 2, server.ErrBadStep},
+		{"huge-first", math.MaxInt64 - 10, 10, control.ErrInvalidInput},
+		{"huge-step", 1, math.MaxInt64 / 2, control.ErrBadStep},
 		{"both", math.MaxInt64 / 2, math.MaxInt64 / 2, nil},
-		{"first-over", config.MaxFirstID + 1, 1, server.ErrInvalidInput},
-		{"step-over", 1, config.MaxStep + 1, server.ErrBadStep},
+		{"first-over", config.MaxFirstID + 1, 1, control.ErrInvalidInput},
+		{"step-over", 1, config.MaxStep + 1, control.ErrBadStep},
 	} {
-		err := a.CreateSegmentTag(ctx, "test", tc.name, tc.first, tc.step)
+		err := a.Admin().CreateSegmentTag(ctx, "test", tc.name, tc.first, tc.step)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("CreateSegmentTag(%q, %d, %d) = %v, want %v", tc.name, tc.first, tc.step, err, tc.want)
 		}
@@ -43,10 +43,10 @@ func TestCreateTagBounds(t *testing.T) {
 			t.Errorf("%q served after a refusal", tc.name)
 		}
 	}
-	if err := a.CreateSegmentTag(ctx, "test", "edge", config.MaxFirstID, config.MaxStep); err != nil {
+	if err := a.Admin().CreateSegmentTag(ctx, "test", "edge", config.MaxFirstID, config.MaxStep); err != nil {
 		t.Fatalf("at the bounds: %v", err)
 	}
-	if err := a.SetStep(ctx, "test", "edge", config.MaxStep+1); !errors.Is(err, server.ErrBadStep) {
+	if err := a.Admin().SetStep(ctx, "test", "edge", config.MaxStep+1); !errors.Is(err, control.ErrBadStep) {
 		t.Errorf("SetStep above MaxStep: %v, want ErrBadStep", err)
 	}
 	c := client(a.URL, "")

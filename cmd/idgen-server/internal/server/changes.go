@@ -2,10 +2,7 @@ package server
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
@@ -29,16 +26,10 @@ func newChangeLog(st *store) (control.ChangeLog, error) {
 	return nil, nil
 }
 
-// stepState is what a Server has applied of the step changes in its stores.
-type stepState struct {
-	mu      sync.Mutex        // serialises SetStep and applySteps
-	applied map[string]string // tag -> id of the step change applied last
-}
-
 // openChangeLogs makes the change log of every store that holds segment tags, or is the
 // tag store.
 func (s *Server) openChangeLogs() error {
-	s.changeLogs = control.Logs{}
+	s.admin.Logs = control.Logs{}
 	names := map[string]bool{}
 	if s.cfg.TagStore != "" {
 		names[s.cfg.TagStore] = true
@@ -58,44 +49,8 @@ func (s *Server) openChangeLogs() error {
 			return err
 		}
 		if l != nil {
-			s.changeLogs[name] = l
+			s.admin.Logs[name] = l
 		}
 	}
 	return nil
-}
-
-// Changes returns the latest control.ChangeLen changes made through the console of any
-// instance, newest first, read from the change logs of this server's stores. A store
-// that cannot be read is named in the error, and the changes of the others are returned.
-func (s *Server) Changes(ctx context.Context) ([]control.Change, error) {
-	return s.changeLogs.Recent(ctx)
-}
-
-// applySteps applies, with Allocator.SetStep, the latest step change of each segment tag
-// served from a store with a change log, unless it applied that change already: a
-// change is applied once, and the step then adapts to the traffic as before.
-func (s *Server) applySteps(ctx context.Context) error {
-	var errs []error
-	for name, l := range s.changeLogs {
-		cs, err := l.Steps(ctx)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("server: store %q: %w", name, err))
-			continue
-		}
-		s.steps.mu.Lock()
-		for _, c := range cs {
-			t, ok := s.tagNamed(c.Tag)
-			if !ok || t.alloc == nil || t.store != name || s.steps.applied[c.Tag] == c.ID || c.New <= 0 {
-				continue
-			}
-			if err := t.alloc.SetStep(c.New); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			s.steps.applied[c.Tag] = c.ID
-			s.log.Info("step chosen in the console applied", "tag", c.Tag, "step", c.New, "who", c.Who, "at", c.At, "store", name)
-		}
-		s.steps.mu.Unlock()
-	}
-	return errors.Join(errs...)
 }

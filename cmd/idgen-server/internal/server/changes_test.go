@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 )
@@ -48,7 +49,7 @@ tags:
 	errs := make(chan error, 3*20)
 	for i, s := range insts {
 		for j := range 20 {
-			wg.Go(func() { errs <- s.SetStep(ctx, "ops"+strconv.Itoa(i), "order", int64(1000*(i+1)+j+1)) })
+			wg.Go(func() { errs <- s.Admin().SetStep(ctx, "ops"+strconv.Itoa(i), "order", int64(1000*(i+1)+j+1)) })
 		}
 	}
 	wg.Wait()
@@ -77,7 +78,7 @@ tags:
 	}
 	want, _ := strconv.ParseInt(f[2], 10, 64)
 	for i, s := range insts {
-		if err := s.RefreshTags(ctx); err != nil {
+		if err := s.Admin().RefreshTags(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := step(t, s.Server, "order"); got != want {
@@ -90,13 +91,13 @@ tags:
 	if err := rc.Set(ctx, steps, "not a hash", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := insts[0].SetStep(ctx, "ops", "order", 77); err == nil {
+	if err := insts[0].Admin().SetStep(ctx, "ops", "order", 77); err == nil {
 		t.Fatal("a step change kept with its hash unwritable")
 	}
 	if n, _ := rc.XLen(ctx, stream).Result(); n != 60 {
 		t.Errorf("after a refused change the stream holds %d changes, want 60", n)
 	}
-	cs, err := insts[0].Changes(ctx)
+	cs, err := insts[0].Admin().Logs.Recent(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +120,12 @@ tags:
   - {name: order, kind: segment, store: db, step: 100}
 `, dsn))
 	ctx := context.Background()
-	if err := s.SetStep(ctx, "ops", "order", 5); err != nil { // the change table exists
+	if err := s.Admin().SetStep(ctx, "ops", "order", 5); err != nil { // the change table exists
 		t.Fatal(err)
 	}
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := s.SetStep(done, "ops", "order", 6); err == nil || errors.Is(err, server.ErrMaybeKept) {
+	if err := s.Admin().SetStep(done, "ops", "order", 6); err == nil || errors.Is(err, control.ErrMaybeKept) {
 		t.Errorf("a context ended before the write: %v, want a failure, not ErrMaybeKept", err)
 	}
 	// Another transaction locks the table: the write waits until the context ends.
@@ -143,7 +144,7 @@ tags:
 	}
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if err := s.SetStep(short, "ops", "order", 7); !errors.Is(err, server.ErrMaybeKept) {
+	if err := s.Admin().SetStep(short, "ops", "order", 7); !errors.Is(err, control.ErrMaybeKept) {
 		t.Errorf("a context ended during the write: %v, want ErrMaybeKept", err)
 	}
 	if got := step(t, s.Server, "order"); got != 5 {

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
 

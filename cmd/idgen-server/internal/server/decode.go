@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"

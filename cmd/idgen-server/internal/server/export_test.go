@@ -1,10 +1,11 @@
 package server
 
 import (
-	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
-
 	"testing"
 	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
 )
 
 // SetLocalStep sets the step of the segment tag name on s alone, as its adaptation to
@@ -13,7 +14,7 @@ import (
 func SetLocalStep(s *Server, name string, step int64) error {
 	t, ok := s.tagNamed(name)
 	if !ok || t.alloc == nil {
-		return ErrUnknownTag
+		return control.ErrUnknownTag
 	}
 	return t.alloc.SetStep(step)
 }

@@ -64,15 +64,13 @@ type Server struct {
 	stores map[string]*store
 	table  atomic.Pointer[tagTable]
 	tagMu  sync.Mutex // serialises changes of table
-	tagSeg tagStore   // the tag store's segment store, nil without one
-	// changeLogs are the change logs of the stores holding segment tags, by store name;
-	// steps is what this server applied of their step changes.
-	changeLogs control.Logs
-	steps      stepState
-	rates      rates  // IDs per second over every tag
-	stopBg     func() // stops the background work (rates, tag refresh)
-	bg         sync.WaitGroup
-	auth       *auth.Auth
+	// admin changes the tags (the tag store, the steps) and keeps the changes in the
+	// change logs of the stores holding segment tags.
+	admin  *control.Admin
+	rates  rates  // IDs per second over every tag
+	stopBg func() // stops the background work (rates, tag refresh)
+	bg     sync.WaitGroup
+	auth   *auth.Auth
 
 	lease    *lease.Lease // nil on a static worker ID or without snowflake tags
 	static   *snowflake.Generator
@@ -140,7 +138,7 @@ func (c *issuedCounter) total() uint64 {
 // LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
-	s.steps.applied = map[string]string{}
+	s.admin = &control.Admin{Tags: adminTags{s}, Log: log}
 	s.fleet = &control.Fleet{
 		Advertise: cfg.Advertise, Peers: cfg.Peers, Log: log,
 		Status: func() *v1.StatusResponse { return s.Status(nil) },
@@ -271,13 +269,13 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		if err != nil {
 			return nil, fmt.Errorf("server: tag_store %q: %w", cfg.TagStore, err)
 		}
-		ts, ok := ss.(tagStore)
+		ts, ok := ss.(control.TagStore)
 		if !ok {
 			return nil, fmt.Errorf("server: tag_store %q: store type %s cannot list or create tags", cfg.TagStore, st.cfg.Type)
 		}
-		s.tagSeg = ts
+		s.admin.Store, s.admin.StoreName = ts, cfg.TagStore
 		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		err = s.refreshTagStore(rctx)
+		err = s.admin.RefreshTagStore(rctx)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("server: tag_store %q: looking for tags: %w", cfg.TagStore, err)
@@ -287,9 +285,9 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		return nil, err
 	}
 	// The steps chosen in the console apply before the first reservations. A store that
-	// does not answer now is read again every TagRefresh, as its tags reserve again.
+	// does not answer now is read again every control.TagRefresh, as its tags reserve again.
 	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
-	if err := s.applySteps(rctx); err != nil {
+	if err := s.admin.ApplySteps(rctx); err != nil {
 		log.Warn("step changes not read at start", "err", err)
 	}
 	cancel()
@@ -315,8 +313,8 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	bg, stop := context.WithCancel(context.Background())
 	s.stopBg = stop
 	s.bg.Go(func() { s.sampleRates(bg) })
-	if s.tagSeg != nil || len(s.changeLogs) > 0 {
-		s.bg.Go(func() { s.refreshLoop(bg) })
+	if s.admin.Store != nil || len(s.admin.Logs) > 0 {
+		s.bg.Go(func() { s.admin.Loop(bg, CallTimeout) })
 	}
 	// Other instances sign their Status calls with the fleet key, and each call's time
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
@@ -413,6 +411,10 @@ func (s *Server) Config() *config.Config { return s.cfg }
 // Auth returns the server's authentication, built once from its configuration: the
 // console checks tokens and signs sessions with it.
 func (s *Server) Auth() *auth.Auth { return s.auth }
+
+// Admin returns the server's control of its tags, for the console: segment tags created
+// in the tag store, steps chosen, the changes kept.
+func (s *Server) Admin() *control.Admin { return s.admin }
 
 // Fleet returns this server's status and that of every other instance of its fleet, as
 // control.Fleet.List finds them.

@@ -493,7 +493,7 @@ tag_store: local
 `
 	a := testserver.Start(t, cfg)
 	ctx := context.Background()
-	if err := a.CreateSegmentTag(ctx, "test", "refund", 1000, 10); err != nil {
+	if err := a.Admin().CreateSegmentTag(ctx, "test", "refund", 1000, 10); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -501,14 +501,14 @@ tag_store: local
 		first, step int64
 		want        error
 	}{
-		{"refund", 1, 10, server.ErrTagExists},
-		{"order", 1, 10, server.ErrTagExists},
-		{"uuid", 1, 10, server.ErrTagExists},
+		{"refund", 1, 10, control.ErrTagExists},
+		{"order", 1, 10, control.ErrTagExists},
+		{"uuid", 1, 10, control.ErrTagExists},
 		{"bad name!", 1, 10, nil},
 		{"x", 0, 10, nil},
 		{"x", 1, 0, nil},
 	} {
-		err := a.CreateSegmentTag(ctx, "test", tc.name, tc.first, tc.step)
+		err := a.Admin().CreateSegmentTag(ctx, "test", tc.name, tc.first, tc.step)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("CreateSegmentTag(%q, %d, %d) = %v, want %v", tc.name, tc.first, tc.step, err, tc.want)
 		}
@@ -535,13 +535,13 @@ tag_store: local
 		t.Fatalf("refund on the second server: %v, %v", got, err)
 	}
 	// SetStep: the next block has the step set.
-	if err := b.SetStep(ctx, "test", "uuid", 5); !errors.Is(err, server.ErrNotSegment) {
+	if err := b.Admin().SetStep(ctx, "test", "uuid", 5); !errors.Is(err, control.ErrNotSegment) {
 		t.Errorf("SetStep of a uuid7 tag: %v", err)
 	}
-	if err := b.SetStep(ctx, "test", "nope", 5); !errors.Is(err, server.ErrUnknownTag) {
+	if err := b.Admin().SetStep(ctx, "test", "nope", 5); !errors.Is(err, control.ErrUnknownTag) {
 		t.Errorf("SetStep of an unknown tag: %v", err)
 	}
-	if err := b.SetStep(ctx, "test", "refund", 7); err != nil {
+	if err := b.Admin().SetStep(ctx, "test", "refund", 7); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client(b.URL, "").List(ctx, connect.NewRequest(&v1.ListRequest{Tag: "refund", Count: 20})); err != nil {
@@ -564,7 +564,7 @@ tag_store: local
 	})
 	// Without a tag store nothing is created.
 	plain := testserver.Start(t, "tags:\n  - {name: uuid, kind: uuid7}\n")
-	if err := plain.CreateSegmentTag(ctx, "test", "x", 1, 1); !errors.Is(err, server.ErrNoTagStore) {
+	if err := plain.Admin().CreateSegmentTag(ctx, "test", "x", 1, 1); !errors.Is(err, control.ErrNoTagStore) {
 		t.Errorf("without a tag store: %v", err)
 	}
 }

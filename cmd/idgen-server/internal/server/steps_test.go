@@ -60,10 +60,10 @@ func testStepsFleetWide(t *testing.T, cfg string) {
 	ctx := context.Background()
 	a := testserver.Start(t, cfg)
 	b := testserver.Start(t, cfg)
-	if err := a.SetStep(ctx, "ops", "order", 0); !errors.Is(err, server.ErrBadStep) {
+	if err := a.Admin().SetStep(ctx, "ops", "order", 0); !errors.Is(err, control.ErrBadStep) {
 		t.Errorf("a step of 0: %v, want ErrBadStep", err)
 	}
-	if err := a.SetStep(ctx, "ops", "order", 7); err != nil {
+	if err := a.Admin().SetStep(ctx, "ops", "order", 7); err != nil {
 		t.Fatal(err)
 	}
 	if got := step(t, a.Server, "order"); got != 7 {
@@ -72,7 +72,7 @@ func testStepsFleetWide(t *testing.T, cfg string) {
 	if got := step(t, b.Server, "order"); got == 7 {
 		t.Fatalf("the other instance has step 7 before it refreshed")
 	}
-	if err := b.RefreshTags(ctx); err != nil {
+	if err := b.Admin().RefreshTags(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := step(t, b.Server, "order"); got != 7 {
@@ -95,7 +95,7 @@ func testStepsFleetWide(t *testing.T, cfg string) {
 		t.Fatal(err)
 	}
 	for _, s := range []*testserver.Server{a, b} {
-		if err := s.RefreshTags(ctx); err != nil {
+		if err := s.Admin().RefreshTags(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,25 +104,25 @@ func testStepsFleetWide(t *testing.T, cfg string) {
 	}
 	// An instance that starts later (or restarts) applies the latest change before its
 	// first reservation.
-	if err := b.SetStep(ctx, "ops2", "order", 9); err != nil {
+	if err := b.Admin().SetStep(ctx, "ops2", "order", 9); err != nil {
 		t.Fatal(err)
 	}
 	late := testserver.Start(t, cfg)
 	if rs := tagStatus(t, late.Server, "order").Reservations; len(rs) == 0 || rs[0].Step != 9 {
 		t.Fatalf("reservations of an instance started after the change: %v, want the first of 9", rs)
 	}
-	if err := a.RefreshTags(ctx); err != nil {
+	if err := a.Admin().RefreshTags(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := step(t, a.Server, "order"); got != 9 {
 		t.Fatalf("step on the first instance after the second's change: %d, want 9", got)
 	}
 	// The changes, newest first, on every instance.
-	if err := a.CreateSegmentTag(ctx, "ops", "refund", 1000, 10); err != nil {
+	if err := a.Admin().CreateSegmentTag(ctx, "ops", "refund", 1000, 10); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []*testserver.Server{a, b, late} {
-		cs, err := s.Changes(ctx)
+		cs, err := s.Admin().Logs.Recent(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
