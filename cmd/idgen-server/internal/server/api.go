@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 )
@@ -31,7 +32,7 @@ var _ idgenv1connect.IDServiceHandler = (*api)(nil)
 // allow, known or not, is PERMISSION_DENIED with the same message, so a token learns
 // nothing about tags it may not use; an unknown tag is NOT_FOUND only to a grant of
 // every tag.
-func (s *Server) lookup(g *auth.Grant, name string) (*tag, error) {
+func (s *Server) lookup(g *auth.Grant, name string) (*tags.Tag, error) {
 	if name == "" {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("tag is required"))
 	}
@@ -49,16 +50,16 @@ func (s *Server) lookup(g *auth.Grant, name string) (*tag, error) {
 // INVALID_ARGUMENT, the caller's own cancellation is its code, and everything else (a
 // store or lease that cannot serve) UNAVAILABLE with a generic message and a retry
 // hint, the cause going to the log only.
-func (s *Server) failure(ctx context.Context, t *tag, call string, err error) error {
-	var wk *errWrongKind
+func (s *Server) failure(ctx context.Context, t *tags.Tag, call string, err error) error {
+	var wk *tags.WrongKindError
 	switch {
 	case errors.As(err, &wk):
 		return connect.NewError(connect.CodeInvalidArgument, err)
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return connect.NewError(connect.CodeCanceled, err)
 	}
-	s.log.Warn("call failed", "call", call, "tag", t.name, "err", err)
-	return unavailable(t.name)
+	s.log.Warn("call failed", "call", call, "tag", t.Name(), "err", err)
+	return unavailable(t.Name())
 }
 
 // unavailable is the UNAVAILABLE answer for tag: a generic message, a RetryInfo detail
@@ -84,7 +85,7 @@ func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*
 	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
-	id, text, err := t.next(cctx)
+	id, text, err := t.Next(cctx)
 	if err != nil {
 		return nil, a.s.failure(ctx, t, "Next", err)
 	}
@@ -107,12 +108,12 @@ func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFits(t, int(req.Msg.Count)); err != nil {
+	if err := tags.CheckFits(t, int(req.Msg.Count)); err != nil {
 		return nil, err
 	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
-	ids, texts, err := t.list(cctx, int(req.Msg.Count))
+	ids, texts, err := t.List(cctx, int(req.Msg.Count))
 	if err != nil {
 		return nil, a.s.failure(ctx, t, "List", err)
 	}
@@ -129,7 +130,7 @@ func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) 
 	}
 	cctx, cancel := callContext(ctx)
 	defer cancel()
-	r, err := t.rng(cctx, req.Msg.Count, req.Msg.AcceptStride)
+	r, err := t.Range(cctx, req.Msg.Count, req.Msg.AcceptStride)
 	if err != nil {
 		return nil, a.s.failure(ctx, t, "Range", err)
 	}
@@ -154,7 +155,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 		if err != nil {
 			return nil, err
 		}
-		r, err := t.decode(req.Msg.Id, zone)
+		r, err := t.Decode(req.Msg.Id, zone)
 		if err != nil {
 			return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q: %w", req.Msg.Id, err))
 		}
@@ -172,15 +173,15 @@ func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeT
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&v1.DescribeTagResponse{Tag: t.info()}), nil
+	return connect.NewResponse(&v1.DescribeTagResponse{Tag: t.Info()}), nil
 }
 
 func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsRequest]) (*connect.Response[v1.ListTagsResponse], error) {
 	g := auth.FromContext(ctx)
 	r := &v1.ListTagsResponse{}
 	for _, t := range a.s.tagList() {
-		if g.Allows(t.name) {
-			r.Tags = append(r.Tags, t.info())
+		if g.Allows(t.Name()) {
+			r.Tags = append(r.Tags, t.Info())
 		}
 	}
 	return connect.NewResponse(r), nil
@@ -194,7 +195,7 @@ func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) 
 // GET /api/snowflake/get/{tag} answer the ID as text. Errors are a non-2xx status with
 // a text reason (Leaf answers 500 for everything).
 func (s *Server) leaf(kind v1.Kind) http.Handler {
-	return s.metrics.httpCounted("leaf/"+KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.metrics.httpCounted("leaf/"+tags.KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		g, ok := s.auth.Check(r.Header.Get("Authorization"))
 		if !ok {
@@ -210,15 +211,15 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 			http.Error(w, ce.Message(), httpStatus(ce.Code()))
 			return
 		}
-		if t.kind != kind {
-			http.Error(w, fmt.Sprintf("tag %q is a %s tag, not a %s tag", name, KindName(t.kind), KindName(kind)), http.StatusBadRequest)
+		if t.Kind() != kind {
+			http.Error(w, fmt.Sprintf("tag %q is a %s tag, not a %s tag", name, tags.KindName(t.Kind()), tags.KindName(kind)), http.StatusBadRequest)
 			return
 		}
 		ctx, cancel := callContext(r.Context())
 		defer cancel()
-		id, _, err := t.next(ctx)
+		id, _, err := t.Next(ctx)
 		if err != nil {
-			s.log.Warn("call failed", "call", "leaf", "tag", t.name, "err", err)
+			s.log.Warn("call failed", "call", "leaf", "tag", t.Name(), "err", err)
 			w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
 			http.Error(w, fmt.Sprintf("tag %q cannot issue IDs right now: retry in %v", name, RetryAfter), http.StatusServiceUnavailable)
 			return

@@ -411,10 +411,10 @@ func (s *Server) applySteps(ctx context.Context) error {
 		s.steps.mu.Lock()
 		for _, c := range cs {
 			t, ok := s.tagNamed(c.Tag)
-			if !ok || t.alloc == nil || t.store != name || s.steps.applied[c.Tag] == c.id || c.New <= 0 {
+			if !ok || t.Alloc() == nil || t.Store() != name || s.steps.applied[c.Tag] == c.id || c.New <= 0 {
 				continue
 			}
-			if err := t.alloc.SetStep(c.New); err != nil {
+			if err := t.Alloc().SetStep(c.New); err != nil {
 				errs = append(errs, err)
 				continue
 			}

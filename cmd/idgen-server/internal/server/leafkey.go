@@ -14,7 +14,7 @@ func (s *Server) leafTag(g *auth.Grant, kind v1.Kind, key string) string {
 	if kind != v1.Kind_KIND_SNOWFLAKE || s.cfg.LeafSnowflakeTag == "" {
 		return key
 	}
-	if t, ok := s.tagNamed(key); ok && t.kind == kind && g.Allows(key) {
+	if t, ok := s.tagNamed(key); ok && t.Kind() == kind && g.Allows(key) {
 		return key
 	}
 	return s.cfg.LeafSnowflakeTag

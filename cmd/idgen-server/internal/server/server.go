@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/runtime/lease"
@@ -62,7 +62,7 @@ type Server struct {
 	started time.Time
 
 	stores map[string]*store
-	table  atomic.Pointer[tagTable]
+	table  atomic.Pointer[tags.Table]
 	tagMu  sync.Mutex // serialises changes of table
 	tagSeg tagStore   // the tag store's segment store, nil without one
 	// changeLogs are the change logs of the stores holding segment tags, by store name;
@@ -172,7 +172,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		return st, nil
 	}
 
-	var snow snowflakeSource
+	var snow tags.Source
 	var layout snowflake.Layout
 	if sf := cfg.Snowflake; sf != nil {
 		layout = sf.Parsed
@@ -222,15 +222,16 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 	}
 
-	table := &tagTable{byName: map[string]*tag{}}
+	table := &tags.Table{}
 	for _, tc := range cfg.Tags {
-		t := &tag{name: tc.Name, kind: kindOf(tc.Kind), prefix: tc.Prefix}
+		sp := tags.Spec{Name: tc.Name, Kind: tags.KindOf(tc.Kind), Prefix: tc.Prefix}
+		var t *tags.Tag
 		switch tc.Kind {
 		case config.KindSnowflake:
-			t.snow, t.layout = snow, layout
+			sp.Source, sp.Layout = snow, layout
 		case config.KindNumber:
-			t.snow, t.layout = snow, layout
-			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
+			sp.Source, sp.Layout = snow, layout
+			if sp.Format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
 		case config.KindSegment:
@@ -255,7 +256,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				return nil, err
 			}
 		}
-		table = table.with(t)
+		if t == nil {
+			t = tags.New(sp)
+		}
+		table = table.With(t)
 	}
 	s.table.Store(table)
 	if cfg.TagStore != "" {
@@ -292,18 +296,18 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// Each segment tag reserves its first block now, so that readiness reflects its
 	// store and the first call does not wait. No ID is taken: a fresh tag starts at 1.
 	for _, t := range s.tagList() {
-		if t.alloc != nil {
+		if t.Alloc() != nil {
 			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
-			err := t.alloc.Fill(wctx)
+			err := t.Alloc().Fill(wctx)
 			cancel()
 			if fe := (*segment.FloorError)(nil); errors.As(err, &fe) {
-				return nil, fmt.Errorf("server: tag %q: %w", t.name, fe)
+				return nil, fmt.Errorf("server: tag %q: %w", t.Name(), fe)
 			}
 			if ce := (*segment.ColumnError)(nil); errors.As(err, &ce) {
-				return nil, fmt.Errorf("server: tag %q: %w", t.name, ce)
+				return nil, fmt.Errorf("server: tag %q: %w", t.Name(), ce)
 			}
 			if err != nil {
-				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
+				log.Warn("segment tag not ready at start", "tag", t.Name(), "err", err)
 			}
 		}
 	}
@@ -578,10 +582,10 @@ func (s *Server) Ready() (bool, string) {
 		}
 	}
 	for _, t := range s.tagList() {
-		if t.alloc == nil {
+		if t.Alloc() == nil {
 			continue
 		}
-		if st := t.alloc.Stats(); st.Buffered == 0 && st.Err != nil {
+		if st := t.Alloc().Stats(); st.Buffered == 0 && st.Err != nil {
 			return false, "a segment tag has no IDs buffered and its store fails"
 		}
 	}
@@ -636,15 +640,15 @@ func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total(), DriftNanos: s.issued.drift.Load()}
 	}
 	for _, t := range s.tagList() {
-		if g != nil && !g.Allows(t.name) {
+		if g != nil && !g.Allows(t.Name()) {
 			continue
 		}
-		ts := &v1.TagStatus{Name: t.name, Kind: t.kind, Store: t.store, FromStore: t.fromStore, Rate: math.Float64frombits(t.rate.Load())}
-		if t.alloc != nil {
-			st := t.alloc.Stats()
+		ts := &v1.TagStatus{Name: t.Name(), Kind: t.Kind(), Store: t.Store(), FromStore: t.FromStore(), Rate: t.Rate()}
+		if t.Alloc() != nil {
+			st := t.Alloc().Stats()
 			ts.Step, ts.Buffered, ts.Reserved, ts.Failed, ts.Waited = st.Step, st.Buffered, st.Reserved, st.Failed, st.Waited
 			ts.Current, ts.CurrentSize, ts.Next = st.Current, st.CurrentSize, st.Next
-			for _, h := range t.alloc.History() {
+			for _, h := range t.Alloc().History() {
 				rv := &v1.Reservation{Time: timestamppb.New(h.At), Step: h.Step, Took: durationpb.New(h.Took)}
 				if h.Err != nil {
 					rv.Error = publicError(h.Err)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/segment"
 )
@@ -18,32 +18,13 @@ import (
 // other instances created.
 const TagRefresh = 30 * time.Second
 
-// tagTable is the tags a Server serves. It is never changed: a tag created or found in
-// the tag store makes a new table (copy on write, under Server.tagMu), so a call reads
-// the tags with one atomic load.
-type tagTable struct {
-	byName map[string]*tag
-	order  []*tag
-}
-
-// with returns a table of t's tags and then add.
-func (t *tagTable) with(add ...*tag) *tagTable {
-	n := &tagTable{byName: make(map[string]*tag, len(t.byName)+len(add)), order: append(t.order[:len(t.order):len(t.order)], add...)}
-	maps.Copy(n.byName, t.byName)
-	for _, a := range add {
-		n.byName[a.name] = a
-	}
-	return n
-}
-
 // tagList returns the tags served, in order: those configured, then those found in or
 // created in the tag store.
-func (s *Server) tagList() []*tag { return s.table.Load().order }
+func (s *Server) tagList() []*tags.Tag { return s.table.Load().List() }
 
 // tagNamed returns the tag named name, if served.
-func (s *Server) tagNamed(name string) (*tag, bool) {
-	t, ok := s.table.Load().byName[name]
-	return t, ok
+func (s *Server) tagNamed(name string) (*tags.Tag, bool) {
+	return s.table.Load().Named(name)
 }
 
 // tagStore is what a segment store offers for tags made at run time: both the SQL store
@@ -55,17 +36,17 @@ type tagStore interface {
 }
 
 // newSegmentTag builds a segment tag on st.
-func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tag, error) {
-	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore}
-	_, t.interleaved = st.(*segment.Tinyid)
+func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tags.Tag, error) {
+	sp := tags.Spec{Name: name, Kind: v1.Kind_KIND_SEGMENT, Store: storeName, FromStore: fromStore}
+	_, sp.Interleaved = st.(*segment.Tinyid)
 	opts.Timeout = ReserveTimeout
 	opts.Observer = segmentObserver{s.metrics.segment, s.log}
 	var err error
-	if t.alloc, err = segment.New(st, name, opts); err != nil {
+	if sp.Alloc, err = segment.New(st, name, opts); err != nil {
 		return nil, fmt.Errorf("server: tag %q: %w", name, err)
 	}
-	s.metrics.segment.Track(t.alloc)
-	return t, nil
+	s.metrics.segment.Track(sp.Alloc)
+	return tags.New(sp), nil
 }
 
 // storeTagOptions are the options of a tag found in the tag store: its latest step
@@ -99,9 +80,9 @@ func (s *Server) refreshTagStore(ctx context.Context) error {
 	s.tagMu.Lock()
 	defer s.tagMu.Unlock()
 	cur := s.table.Load()
-	var add []*tag
+	var add []*tags.Tag
 	for _, c := range counters {
-		if _, ok := cur.byName[c.Tag]; ok || config.ValidTagName(c.Tag) != nil {
+		if _, ok := cur.Named(c.Tag); ok || config.ValidTagName(c.Tag) != nil {
 			continue
 		}
 		t, err := s.newSegmentTag(c.Tag, s.cfg.TagStore, s.tagSeg, storeTagOptions(c.Step), true)
@@ -113,7 +94,7 @@ func (s *Server) refreshTagStore(ctx context.Context) error {
 		s.log.Info("serving a tag found in the tag store", "tag", c.Tag, "store", s.cfg.TagStore, "max_id", c.Max)
 	}
 	if len(add) > 0 {
-		s.table.Store(cur.with(add...))
+		s.table.Store(cur.With(add...))
 	}
 	return nil
 }
@@ -183,7 +164,7 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 	s.tagMu.Lock()
 	defer s.tagMu.Unlock()
 	cur := s.table.Load()
-	if _, ok := cur.byName[name]; ok {
+	if _, ok := cur.Named(name); ok {
 		return fmt.Errorf("%w: %q is served already", ErrTagExists, name)
 	}
 	if err := ctx.Err(); err != nil {
@@ -204,7 +185,7 @@ func (s *Server) CreateSegmentTag(ctx context.Context, who, name string, first, 
 	if err != nil {
 		return err
 	}
-	s.table.Store(cur.with(t))
+	s.table.Store(cur.With(t))
 	// The tag exists now: a change log that cannot keep the change does not undo it.
 	if _, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeCreate, Store: s.cfg.TagStore, New: step, First: first}); err != nil {
 		s.log.Warn("a created tag not kept in the change log", "tag", name, "who", who, "err", err)
@@ -226,8 +207,8 @@ func (s *Server) SetStep(ctx context.Context, who, name string, step int64) erro
 	switch {
 	case !ok:
 		return fmt.Errorf("%w %q", ErrUnknownTag, name)
-	case t.alloc == nil:
-		return fmt.Errorf("%w: %q is a %s tag", ErrNotSegment, name, KindName(t.kind))
+	case t.Alloc() == nil:
+		return fmt.Errorf("%w: %q is a %s tag", ErrNotSegment, name, tags.KindName(t.Kind()))
 	case step <= 0 || step > config.MaxStep:
 		return fmt.Errorf("%w: %d", ErrBadStep, step)
 	}
@@ -236,14 +217,14 @@ func (s *Server) SetStep(ctx context.Context, who, name string, step int64) erro
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("server: step of %q not changed: %w", name, err)
 	}
-	id, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeStep, Store: t.store, Old: t.alloc.Stats().Step, New: step})
+	id, err := s.record(ctx, Change{At: time.Now(), Who: who, Tag: name, Kind: ChangeStep, Store: t.Store(), Old: t.Alloc().Stats().Step, New: step})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: step of %q: %w", ErrMaybeKept, name, err)
 		}
 		return fmt.Errorf("server: step of %q not changed: %w", name, err)
 	}
-	if err := t.alloc.SetStep(step); err != nil {
+	if err := t.Alloc().SetStep(step); err != nil {
 		return fmt.Errorf("server: step of %q: %w", name, err)
 	}
 	if id != "" {
