@@ -1,6 +1,8 @@
-// Package server is idgen-server: the tags of a configuration, served over gRPC,
-// gRPC-Web and Connect from one handler (connectrpc.com/connect), Leaf's plain-text
-// paths, health, readiness and Prometheus metrics, behind bearer tokens.
+// Package server is idgen-server: it opens the configuration's stores, leases a worker
+// ID, builds the tags (package tags) and serves them through the data plane (package
+// dataplane: the API over gRPC, gRPC-Web and Connect, Leaf's plain-text paths,
+// grpc.health.v1, behind bearer tokens), with /healthz, /readyz, Prometheus metrics, the
+// fleet's records and the change log.
 //
 // [New] opens the stores, leases a worker ID and builds the tags; [Server.Mux] is the
 // http.ServeMux it all hangs on, for more handlers (the console); [Server.Serve] serves
@@ -24,16 +26,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"connectrpc.com/connect"
-	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
-	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/segment"
@@ -42,15 +42,8 @@ import (
 
 // Named defaults of the serving path.
 const (
-	// CallTimeout bounds the work of one call: a store that does not answer makes it
-	// UNAVAILABLE, not a hang.
-	CallTimeout = 3 * time.Second
 	// ReserveTimeout bounds one block reservation of a segment tag.
 	ReserveTimeout = 2 * time.Second
-	// RetryAfter is the hint an UNAVAILABLE answer carries.
-	RetryAfter = time.Second
-	// CompressMinBytes is the smallest answer compressed for a client that accepts it.
-	CompressMinBytes = 16 << 10
 	// LeaseAcquireTimeout bounds the first claim of a worker ID at start.
 	LeaseAcquireTimeout = 30 * time.Second
 )
@@ -78,6 +71,7 @@ type Server struct {
 	static   *snowflake.Generator
 	issued   issuedCounter
 	metrics  *metrics
+	plane    *dataplane.Plane
 	mux      *http.ServeMux
 	http     *http.Server
 	draining atomic.Bool
@@ -276,7 +270,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			return nil, fmt.Errorf("server: tag_store %q: store type %s cannot list or create tags", cfg.TagStore, st.cfg.Type)
 		}
 		s.tagSeg = ts
-		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 		err = s.refreshTagStore(rctx)
 		cancel()
 		if err != nil {
@@ -288,7 +282,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	}
 	// The steps chosen in the console apply before the first reservations. A store that
 	// does not answer now is read again every TagRefresh, as its tags reserve again.
-	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	if err := s.applySteps(rctx); err != nil {
 		log.Warn("step changes not read at start", "err", err)
 	}
@@ -311,6 +305,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			}
 		}
 	}
+	s.plane = dataplane.New(dataplane.Options{
+		Backend: backend{s}, Config: cfg, Auth: s.auth, Log: log,
+		Interceptor: s.metrics.interceptor(), Counted: s.metrics.httpCounted,
+	})
 	s.mux = s.routes()
 	bg, stop := context.WithCancel(context.Background())
 	s.stopBg = stop
@@ -332,7 +330,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 // sharing the store find one another (Fleet). A failure is logged, not fatal: the record
 // serves a view, and IDs need only the lease.
 func (s *Server) register(ctx context.Context, st *store) {
-	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	defer cancel()
 	rs, err := st.registry(rctx)
 	if err != nil {
@@ -413,47 +411,30 @@ func (s *Server) Auth() *auth.Auth { return s.auth }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	opts := []connect.HandlerOption{
-		connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes),
-		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
-		// compressing would cost more CPU than it saves.
-		connect.WithCompressMinBytes(CompressMinBytes),
-		connect.WithInterceptors(s.metrics.interceptor(), s.auth.Interceptor()),
-	}
-	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
-	mux.Handle(path, h)
-	// Health and reflection answer without a token: the same bound on what a request may
-	// inflate to (a gzip body is small on the wire) holds for them.
-	bounded := connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes)
-	mux.Handle(s.healthHandler(bounded))
-	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector, bounded))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, bounded))
+	s.plane.Mount(mux)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.auth.HTTPAll(s.metrics.handler()))
-	mux.Handle("GET /api/segment/get/{tag}", s.leaf(v1.Kind_KIND_SEGMENT))
-	mux.Handle("GET /api/snowflake/get/{tag}", s.leaf(v1.Kind_KIND_SNOWFLAKE))
 	return mux
 }
 
-// Handler returns the Server's root handler: Mux behind the request size limit, with
-// gRPC-Web's text mode, the token check of the API's calls before their bodies are read,
-// and CORS outside that check (a browser's preflight carries no token, and a refusal
-// must name the origin for the page to read it).
-func (s *Server) Handler() http.Handler {
-	limit := int64(s.cfg.Limits.MaxRequestBytes)
-	return s.withCORS(s.tokenFirst(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The API's calls are answered by connect-go, which refuses a body over the
-		// limit in each protocol's own form (RESOURCE_EXHAUSTED); only other paths get a
-		// bare 413 from the declared length.
-		if r.ContentLength > limit && !apiPath(r.URL.Path) {
-			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		s.mux.ServeHTTP(w, r)
-	}))))
+// Handler returns the Server's root handler: Mux behind the data plane's request size
+// limit, gRPC-Web's text mode, token check and CORS (dataplane.Plane.Handler).
+func (s *Server) Handler() http.Handler { return s.plane.Handler(s.mux) }
+
+// backend is the Server as the data plane sees it.
+type backend struct{ s *Server }
+
+func (b backend) Tag(name string) (*tags.Tag, bool)       { return b.s.tagNamed(name) }
+func (b backend) Tags() []*tags.Tag                       { return b.s.tagList() }
+func (b backend) Ready() (bool, string)                   { return b.s.Ready() }
+func (b backend) Draining() bool                          { return b.s.draining.Load() }
+func (b backend) Status(g *auth.Grant) *v1.StatusResponse { return b.s.Status(g) }
+
+// Decode reads input as an ID of any tag g grants (dataplane.Decode): the console's
+// decoder.
+func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
+	return dataplane.Decode(s.tagList(), g, input, zone)
 }
 
 // TLSConfig returns the TLS configuration of cfg, nil without TLS.
@@ -488,7 +469,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	ln = newLimitListener(ln, s.cfg.Limits.MaxConnections)
+	ln = dataplane.LimitListener(ln, s.cfg.Limits.MaxConnections)
 	var p http.Protocols
 	p.SetHTTP1(true)
 	if tc != nil {
@@ -500,10 +481,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		// the connection: two system calls a frame, four a gRPC call. TLS buffers
 		// records already; a plain connection gets a read buffer: a gRPC call's 5 reads
 		// become 2, and it costs about a fifth less of the server's CPU (README).
-		ln = bufferedListener{ln}
+		ln = dataplane.BufferedListener(ln)
 	}
 	s.http = &http.Server{
-		Handler:           s.loopbackHosts(s.bodyDeadline(s.Handler())),
+		Handler:           s.plane.Edge(s.Handler()),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -706,7 +687,7 @@ func (s *Server) floor(ctx context.Context, f *config.Floor, open func(string) (
 	if st.db == nil {
 		return 0, fmt.Errorf("store %q is not an SQL store", f.Store)
 	}
-	qctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	qctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	defer cancel()
 	var v sql.NullInt64
 	if err := st.db.QueryRowContext(qctx, f.Query).Scan(&v); err != nil {

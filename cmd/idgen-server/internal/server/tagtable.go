@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/segment"
@@ -108,7 +109,7 @@ func (s *Server) refreshLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+			rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 			if err := s.RefreshTags(rctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("looking for tags and step changes in the stores failed", "tag_store", s.cfg.TagStore, "err", err)
 			}

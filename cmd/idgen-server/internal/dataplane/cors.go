@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"net/http"
@@ -36,8 +36,8 @@ func apiPath(path string) bool {
 // answer to an allowed origin names it. Credentials (cookies) are never allowed, so the
 // console's session cannot be used from another origin; the token goes in the
 // Authorization header. Without origins configured it is h as is.
-func (s *Server) withCORS(h http.Handler) http.Handler {
-	c := s.cfg.CORS
+func (p *Plane) withCORS(h http.Handler) http.Handler {
+	c := p.cfg.CORS
 	if len(c.AllowedOrigins) == 0 {
 		return h
 	}

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
@@ -59,13 +59,13 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("%q: %s: %s", in, e.Reason, e.Detail)
 }
 
-// Decode reads input as an ID of any tag g grants, by its shape: decimal (a snowflake
-// ID under the layout, or a segment counter), prefix_ and base32 (a typed snowflake ID or
-// a TypeID), a UUID (UUIDv7), or a business number (its prefix, its check digit). The
-// time is given in UTC and in zone. An input that fits no tag is a *DecodeError saying
-// exactly why: an unknown prefix (naming the prefixes there are), a bad check digit, a
-// value out of range.
-func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
+// Decode reads input as an ID of any of the served tags g grants, by its shape: decimal
+// (a snowflake ID under the layout, or a segment counter), prefix_ and base32 (a typed
+// snowflake ID or a TypeID), a UUID (UUIDv7), or a business number (its prefix, its
+// check digit). The time is given in UTC and in zone. An input that fits no tag is a
+// *DecodeError saying exactly why: an unknown prefix (naming the prefixes there are), a
+// bad check digit, a value out of range.
+func Decode(served []*tags.Tag, g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
 	in := strings.TrimSpace(input)
 	fail := func(reason, format string, args ...any) error {
 		return &DecodeError{Input: in, Reason: reason, Detail: fmt.Sprintf(format, args...)}
@@ -77,7 +77,7 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 		return nil, fail(ReasonTooLong, "%d bytes; no ID is longer than %d", len(in), MaxDecodeLen)
 	}
 	var allowed []*tags.Tag
-	for _, t := range s.tagList() {
+	for _, t := range served {
 		if g.Allows(t.Name()) {
 			allowed = append(allowed, t)
 		}

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
@@ -23,7 +23,7 @@ import (
 // api implements the IDService.
 type api struct {
 	idgenv1connect.UnimplementedIDServiceHandler
-	s *Server
+	p *Plane
 }
 
 var _ idgenv1connect.IDServiceHandler = (*api)(nil)
@@ -32,14 +32,14 @@ var _ idgenv1connect.IDServiceHandler = (*api)(nil)
 // allow, known or not, is PERMISSION_DENIED with the same message, so a token learns
 // nothing about tags it may not use; an unknown tag is NOT_FOUND only to a grant of
 // every tag.
-func (s *Server) lookup(g *auth.Grant, name string) (*tags.Tag, error) {
+func (p *Plane) lookup(g *auth.Grant, name string) (*tags.Tag, error) {
 	if name == "" {
 		return nil, connect.NewError(connect.CodeInvalidArgument, errors.New("tag is required"))
 	}
 	if !g.Allows(name) {
 		return nil, connect.NewError(connect.CodePermissionDenied, fmt.Errorf("this token does not grant tag %q", name))
 	}
-	t, ok := s.tagNamed(name)
+	t, ok := p.b.Tag(name)
 	if !ok {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown tag %q", name))
 	}
@@ -50,7 +50,7 @@ func (s *Server) lookup(g *auth.Grant, name string) (*tags.Tag, error) {
 // INVALID_ARGUMENT, the caller's own cancellation is its code, and everything else (a
 // store or lease that cannot serve) UNAVAILABLE with a generic message and a retry
 // hint, the cause going to the log only.
-func (s *Server) failure(ctx context.Context, t *tags.Tag, call string, err error) error {
+func (p *Plane) failure(ctx context.Context, t *tags.Tag, call string, err error) error {
 	var wk *tags.WrongKindError
 	switch {
 	case errors.As(err, &wk):
@@ -58,7 +58,7 @@ func (s *Server) failure(ctx context.Context, t *tags.Tag, call string, err erro
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return connect.NewError(connect.CodeCanceled, err)
 	}
-	s.log.Warn("call failed", "call", call, "tag", t.Name(), "err", err)
+	p.log.Warn("call failed", "call", call, "tag", t.Name(), "err", err)
 	return unavailable(t.Name())
 }
 
@@ -79,7 +79,7 @@ func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
-	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
+	t, err := a.p.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -87,24 +87,24 @@ func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*
 	defer cancel()
 	id, text, err := t.Next(cctx)
 	if err != nil {
-		return nil, a.s.failure(ctx, t, "Next", err)
+		return nil, a.p.failure(ctx, t, "Next", err)
 	}
 	return connect.NewResponse(&v1.NextResponse{Id: id, Text: text}), nil
 }
 
 // checkCount refuses a count outside [1, cap] before any work.
-func (s *Server) checkCount(n int64) error {
-	if n < 1 || n > int64(s.cfg.Limits.MaxCount) {
-		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("count %d out of range [1, %d]", n, s.cfg.Limits.MaxCount))
+func (p *Plane) checkCount(n int64) error {
+	if n < 1 || n > int64(p.cfg.Limits.MaxCount) {
+		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("count %d out of range [1, %d]", n, p.cfg.Limits.MaxCount))
 	}
 	return nil
 }
 
 func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*connect.Response[v1.ListResponse], error) {
-	if err := a.s.checkCount(int64(req.Msg.Count)); err != nil {
+	if err := a.p.checkCount(int64(req.Msg.Count)); err != nil {
 		return nil, err
 	}
-	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
+	t, err := a.p.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -115,16 +115,16 @@ func (a *api) List(ctx context.Context, req *connect.Request[v1.ListRequest]) (*
 	defer cancel()
 	ids, texts, err := t.List(cctx, int(req.Msg.Count))
 	if err != nil {
-		return nil, a.s.failure(ctx, t, "List", err)
+		return nil, a.p.failure(ctx, t, "List", err)
 	}
 	return connect.NewResponse(&v1.ListResponse{Ids: ids, Texts: texts}), nil
 }
 
 func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) (*connect.Response[v1.RangeResponse], error) {
-	if err := a.s.checkCount(req.Msg.Count); err != nil {
+	if err := a.p.checkCount(req.Msg.Count); err != nil {
 		return nil, err
 	}
-	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
+	t, err := a.p.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (a *api) Range(ctx context.Context, req *connect.Request[v1.RangeRequest]) 
 	defer cancel()
 	r, err := t.Range(cctx, req.Msg.Count, req.Msg.AcceptStride)
 	if err != nil {
-		return nil, a.s.failure(ctx, t, "Range", err)
+		return nil, a.p.failure(ctx, t, "Range", err)
 	}
 	res := &v1.RangeResponse{Start: r.First, Count: r.Len()}
 	if r.Stride > 1 && r.Len() > 1 {
@@ -151,7 +151,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 	}
 	g := auth.FromContext(ctx)
 	if req.Msg.Tag != "" {
-		t, err := a.s.lookup(g, req.Msg.Tag)
+		t, err := a.p.lookup(g, req.Msg.Tag)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +161,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 		}
 		return connect.NewResponse(r), nil
 	}
-	r, err := a.s.Decode(g, req.Msg.Id, zone)
+	r, err := Decode(a.p.b.Tags(), g, req.Msg.Id, zone)
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInvalidArgument, err)
 	}
@@ -169,7 +169,7 @@ func (a *api) Decode(ctx context.Context, req *connect.Request[v1.DecodeRequest]
 }
 
 func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeTagRequest]) (*connect.Response[v1.DescribeTagResponse], error) {
-	t, err := a.s.lookup(auth.FromContext(ctx), req.Msg.Tag)
+	t, err := a.p.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (a *api) DescribeTag(ctx context.Context, req *connect.Request[v1.DescribeT
 func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsRequest]) (*connect.Response[v1.ListTagsResponse], error) {
 	g := auth.FromContext(ctx)
 	r := &v1.ListTagsResponse{}
-	for _, t := range a.s.tagList() {
+	for _, t := range a.p.b.Tags() {
 		if g.Allows(t.Name()) {
 			r.Tags = append(r.Tags, t.Info())
 		}
@@ -188,23 +188,23 @@ func (a *api) ListTags(ctx context.Context, _ *connect.Request[v1.ListTagsReques
 }
 
 func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error) {
-	return connect.NewResponse(a.s.Status(auth.FromContext(ctx))), nil
+	return connect.NewResponse(a.p.b.Status(auth.FromContext(ctx))), nil
 }
 
 // leaf serves Leaf's plain-text path for tags of kind: GET /api/segment/get/{tag} and
 // GET /api/snowflake/get/{tag} answer the ID as text. Errors are a non-2xx status with
 // a text reason (Leaf answers 500 for everything).
-func (s *Server) leaf(kind v1.Kind) http.Handler {
-	return s.metrics.httpCounted("leaf/"+tags.KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (p *Plane) leaf(kind v1.Kind) http.Handler {
+	return p.counted("leaf/"+tags.KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		g, ok := s.auth.Check(r.Header.Get("Authorization"))
+		g, ok := p.auth.Check(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
 			http.Error(w, "unauthenticated: "+auth.Refusal(r).Error(), http.StatusUnauthorized)
 			return
 		}
-		name := s.leafTag(g, kind, r.PathValue("tag"))
-		t, err := s.lookup(g, name)
+		name := p.leafTag(g, kind, r.PathValue("tag"))
+		t, err := p.lookup(g, name)
 		if err != nil {
 			var ce *connect.Error
 			errors.As(err, &ce)
@@ -219,7 +219,7 @@ func (s *Server) leaf(kind v1.Kind) http.Handler {
 		defer cancel()
 		id, _, err := t.Next(ctx)
 		if err != nil {
-			s.log.Warn("call failed", "call", "leaf", "tag", t.Name(), "err", err)
+			p.log.Warn("call failed", "call", "leaf", "tag", t.Name(), "err", err)
 			w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
 			http.Error(w, fmt.Sprintf("tag %q cannot issue IDs right now: retry in %v", name, RetryAfter), http.StatusServiceUnavailable)
 			return
