@@ -10,9 +10,9 @@ import (
 
 // Named defaults of the IDs-per-second figures Status reports.
 const (
-	// DefaultRateInterval is the interval of one rate figure when the configuration
+	// defaultRateInterval is the interval of one rate figure when the configuration
 	// sets none (console.rate_interval).
-	DefaultRateInterval = 10 * time.Second
+	defaultRateInterval = 10 * time.Second
 	// RateFigures is how many figures Status keeps: at the default interval, the last
 	// ten minutes.
 	RateFigures = 60
@@ -45,7 +45,7 @@ func (s *Server) rateInterval() time.Duration {
 	if d := s.cfg.Console.RateInterval; d > 0 {
 		return d
 	}
-	return DefaultRateInterval
+	return defaultRateInterval
 }
 
 // sampleRates records, every rate interval until ctx ends, each tag's IDs per second

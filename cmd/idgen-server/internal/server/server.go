@@ -40,12 +40,12 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// Named defaults of the serving path.
+// Named defaults of building a server.
 const (
-	// ReserveTimeout bounds one block reservation of a segment tag.
-	ReserveTimeout = 2 * time.Second
-	// LeaseAcquireTimeout bounds the first claim of a worker ID at start.
-	LeaseAcquireTimeout = 30 * time.Second
+	// reserveTimeout bounds one block reservation of a segment tag.
+	reserveTimeout = 2 * time.Second
+	// leaseAcquireTimeout bounds the first claim of a worker ID at start.
+	leaseAcquireTimeout = 30 * time.Second
 )
 
 // Server is a configured idgen-server. Safe for concurrent use.
@@ -137,7 +137,7 @@ func (c *issuedCounter) total() uint64 {
 }
 
 // New builds a Server from cfg: it opens the stores, claims a worker ID (waiting at most
-// LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
+// leaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
 	s.steps.applied = map[string]string{}
@@ -205,7 +205,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 					logLease(log, e)
 				},
 			}
-			actx, cancel := context.WithTimeout(ctx, LeaseAcquireTimeout)
+			actx, cancel := context.WithTimeout(ctx, leaseAcquireTimeout)
 			s.lease, err = lease.Acquire(actx, b, lcfg)
 			cancel()
 			if err != nil {
@@ -291,7 +291,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// store and the first call does not wait. No ID is taken: a fresh tag starts at 1.
 	for _, t := range s.tagList() {
 		if t.Alloc() != nil {
-			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
+			wctx, cancel := context.WithTimeout(ctx, reserveTimeout)
 			err := t.Alloc().Fill(wctx)
 			cancel()
 			if fe := (*segment.FloorError)(nil); errors.As(err, &fe) {
@@ -402,9 +402,6 @@ func logLease(log *slog.Logger, e lease.Event) {
 // (the console at "/") before serving.
 func (s *Server) Mux() *http.ServeMux { return s.mux }
 
-// Config returns the configuration the Server was built from.
-func (s *Server) Config() *config.Config { return s.cfg }
-
 // Auth returns the server's authentication, built once from its configuration: the
 // console checks tokens and signs sessions with it.
 func (s *Server) Auth() *auth.Auth { return s.auth }
@@ -427,7 +424,7 @@ type backend struct{ s *Server }
 
 func (b backend) Tag(name string) (*tags.Tag, bool)       { return b.s.tagNamed(name) }
 func (b backend) Tags() []*tags.Tag                       { return b.s.tagList() }
-func (b backend) Ready() (bool, string)                   { return b.s.Ready() }
+func (b backend) Ready() (bool, string)                   { return b.s.ready() }
 func (b backend) Draining() bool                          { return b.s.draining.Load() }
 func (b backend) Status(g *auth.Grant) *v1.StatusResponse { return b.s.Status(g) }
 
@@ -437,8 +434,8 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 	return dataplane.Decode(s.tagList(), g, input, zone)
 }
 
-// TLSConfig returns the TLS configuration of cfg, nil without TLS.
-func TLSConfig(cfg *config.Config) (*tls.Config, error) {
+// tlsConfig returns the TLS configuration of cfg, nil without TLS.
+func tlsConfig(cfg *config.Config) (*tls.Config, error) {
 	if cfg.TLS.Cert == "" {
 		return nil, nil
 	}
@@ -465,7 +462,7 @@ func TLSConfig(cfg *config.Config) (*tls.Config, error) {
 // (cleartext HTTP/2 without TLS, which gRPC needs), keep-alive. It returns
 // http.ErrServerClosed after Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	tc, err := TLSConfig(s.cfg)
+	tc, err := tlsConfig(s.cfg)
 	if err != nil {
 		return err
 	}
@@ -543,10 +540,10 @@ func (s *Server) closeAll(ctx context.Context) error {
 	return s.closeErr
 }
 
-// Ready reports whether the Server should get traffic, and why not: not draining, the
+// ready reports whether the Server should get traffic, and why not: not draining, the
 // lease held with its margin (past a fresh claim's wait), and every segment tag able to
 // serve (IDs buffered, or its latest reservation succeeded).
-func (s *Server) Ready() (bool, string) {
+func (s *Server) ready() (bool, string) {
 	if s.draining.Load() {
 		return false, "shutting down"
 	}
@@ -581,7 +578,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if ok, why := s.Ready(); !ok {
+	if ok, why := s.ready(); !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write([]byte("not ready: " + why + "\n"))
 		return
@@ -596,7 +593,7 @@ func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 	if addr == "" {
 		addr = s.cfg.Listen
 	}
-	ok, why := s.Ready()
+	ok, why := s.ready()
 	r := &v1.StatusResponse{
 		Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started),
 		Now: timestamppb.Now(), Rate: s.rates.list(), RateInterval: durationpb.New(s.rateInterval()),

@@ -40,7 +40,7 @@ type tagStore interface {
 func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tags.Tag, error) {
 	sp := tags.Spec{Name: name, Kind: v1.Kind_KIND_SEGMENT, Store: storeName, FromStore: fromStore}
 	_, sp.Interleaved = st.(*segment.Tinyid)
-	opts.Timeout = ReserveTimeout
+	opts.Timeout = reserveTimeout
 	opts.Observer = segmentObserver{s.metrics.segment, s.log}
 	var err error
 	if sp.Alloc, err = segment.New(st, name, opts); err != nil {
