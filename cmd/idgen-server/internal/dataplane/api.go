@@ -65,11 +65,11 @@ func (p *Plane) failure(ctx context.Context, t *tags.Tag, call string, err error
 // unavailable is the UNAVAILABLE answer for tag: a generic message, a RetryInfo detail
 // and a Retry-After header.
 func unavailable(tag string) error {
-	e := connect.NewError(connect.CodeUnavailable, fmt.Errorf("tag %q cannot issue IDs right now: retry in %v, here or on another server", tag, RetryAfter))
-	if d, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(RetryAfter)}); err == nil {
+	e := connect.NewError(connect.CodeUnavailable, fmt.Errorf("tag %q cannot issue IDs right now: retry in %v, here or on another server", tag, retryAfter))
+	if d, err := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(retryAfter)}); err == nil {
 		e.AddDetail(d)
 	}
-	e.Meta().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+	e.Meta().Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
 	return e
 }
 
@@ -220,8 +220,8 @@ func (p *Plane) leaf(kind v1.Kind) http.Handler {
 		id, _, err := t.Next(ctx)
 		if err != nil {
 			p.log.Warn("call failed", "call", "leaf", "tag", t.Name(), "err", err)
-			w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
-			http.Error(w, fmt.Sprintf("tag %q cannot issue IDs right now: retry in %v", name, RetryAfter), http.StatusServiceUnavailable)
+			w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter/time.Second)))
+			http.Error(w, fmt.Sprintf("tag %q cannot issue IDs right now: retry in %v", name, retryAfter), http.StatusServiceUnavailable)
 			return
 		}
 		w.Write(strconv.AppendInt(nil, id, 10))

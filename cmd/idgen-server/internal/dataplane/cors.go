@@ -8,9 +8,9 @@ import (
 	connectcors "connectrpc.com/cors"
 )
 
-// CORSMaxAge is how long a browser may keep a preflight's answer (Chromium keeps it at
+// corsMaxAge is how long a browser may keep a preflight's answer (Chromium keeps it at
 // most 2 hours).
-const CORSMaxAge = 7200
+const corsMaxAge = 7200
 
 // The headers of CORS answers: connectrpc.com/cors's lists (what Connect and gRPC-Web
 // send and read), plus the API's own: the bearer token sent, Retry-After read.
@@ -66,7 +66,7 @@ func (p *Plane) withCORS(h http.Handler) http.Handler {
 		if preflight {
 			hd.Set("Access-Control-Allow-Methods", corsMethods)
 			hd.Set("Access-Control-Allow-Headers", corsHeaders)
-			hd.Set("Access-Control-Max-Age", strconv.Itoa(CORSMaxAge))
+			hd.Set("Access-Control-Max-Age", strconv.Itoa(corsMaxAge))
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}

@@ -20,8 +20,8 @@ import (
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// MaxDecodeLen bounds the input of a decode.
-const MaxDecodeLen = 256
+// maxDecodeLen bounds the input of a decode.
+const maxDecodeLen = 256
 
 // futureSlack is how far past the server's clock a decoded time may be before the input
 // is called out of range: no ID of this layout was made then.
@@ -73,8 +73,8 @@ func Decode(served []*tags.Tag, g *auth.Grant, input string, zone *time.Location
 	switch {
 	case in == "":
 		return nil, fail(ReasonEmpty, "paste an ID: a decimal ID, a typed ID (usr_...), a TypeID, a UUIDv7 or a business number (ORD...)")
-	case len(in) > MaxDecodeLen:
-		return nil, fail(ReasonTooLong, "%d bytes; no ID is longer than %d", len(in), MaxDecodeLen)
+	case len(in) > maxDecodeLen:
+		return nil, fail(ReasonTooLong, "%d bytes; no ID is longer than %d", len(in), maxDecodeLen)
 	}
 	var allowed []*tags.Tag
 	for _, t := range served {

@@ -16,10 +16,10 @@ import (
 // for the IDService.
 const HealthServiceName = "grpc.health.v1.Health"
 
-// WatchInterval is how often a grpc.health.v1 Watch stream looks at readiness again.
+// watchInterval is how often a grpc.health.v1 Watch stream looks at readiness again.
 // Readiness follows clocks (the lease's deadline) as well as events, so it is read, not
 // pushed: a change reaches every watcher within this interval.
-const WatchInterval = 100 * time.Millisecond
+const watchInterval = 100 * time.Millisecond
 
 // healthHandler serves grpc.health.v1 Check and Watch, which say what /readyz says.
 // connectrpc.com/grpchealth is not used: its messages are registered under the same
@@ -63,7 +63,7 @@ func (p *Plane) healthWatch(ctx context.Context, req *connect.Request[healthpb.H
 	if err := stream.Send(&healthpb.HealthCheckResponse{Status: last}); err != nil {
 		return err
 	}
-	tick := time.NewTicker(WatchInterval)
+	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	for {
 		select {

@@ -20,10 +20,10 @@ const (
 	// CallTimeout bounds the work of one call: a store that does not answer makes it
 	// UNAVAILABLE, not a hang.
 	CallTimeout = 3 * time.Second
-	// RetryAfter is the hint an UNAVAILABLE answer carries.
-	RetryAfter = time.Second
-	// CompressMinBytes is the smallest answer compressed for a client that accepts it.
-	CompressMinBytes = 16 << 10
+	// retryAfter is the hint an UNAVAILABLE answer carries.
+	retryAfter = time.Second
+	// compressMinBytes is the smallest answer compressed for a client that accepts it.
+	compressMinBytes = 16 << 10
 )
 
 // Backend is what the data plane needs of the server that owns the tags. Its methods
@@ -90,7 +90,7 @@ func (p *Plane) Mount(mux *http.ServeMux) {
 		connect.WithReadMaxBytes(p.cfg.Limits.MaxRequestBytes),
 		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
 		// compressing would cost more CPU than it saves.
-		connect.WithCompressMinBytes(CompressMinBytes),
+		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithInterceptors(interceptors...),
 	}
 	path, h := idgenv1connect.NewIDServiceHandler(&api{p: p}, opts...)
