@@ -32,6 +32,7 @@ import (
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -240,7 +241,7 @@ const (
 // those tags (read from the stores: when one does not answer, p.Error says so, and the
 // log says why).
 func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
-	ctx, cancel := context.WithTimeout(ctx, server.CallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	defer cancel()
 	changes, err := c.s.Admin().Logs.Recent(ctx)
 	if err != nil {
@@ -281,7 +282,7 @@ type decodeData struct {
 	ID, Zone string
 	Zones    []string
 	Result   *decodeResult
-	Problem  *server.DecodeError
+	Problem  *dataplane.DecodeError
 }
 
 // decode serves the decoder: GET with or without ?id=, and the form's POST, which works
@@ -300,9 +301,9 @@ func (c *Console) decode(w http.ResponseWriter, r *http.Request) {
 			p.Error = err.Error()
 			status = http.StatusBadRequest
 		} else if res, err := c.s.Decode(v.g, d.ID, zone); err != nil {
-			var de *server.DecodeError
+			var de *dataplane.DecodeError
 			if !errors.As(err, &de) {
-				de = &server.DecodeError{Input: d.ID, Reason: server.ReasonNotAnID, Detail: err.Error()}
+				de = &dataplane.DecodeError{Input: d.ID, Reason: dataplane.ReasonNotAnID, Detail: err.Error()}
 			}
 			d.Problem = de
 			status = http.StatusUnprocessableEntity
@@ -445,7 +446,7 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.confirm(w, v, "/tags/create", what, [][2]string{{"name", name}, {"start", strconv.FormatInt(first, 10)}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), dataplane.CallTimeout)
 	defer cancel()
 	if err := c.s.Admin().CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Not created: ", msgCreateMaybe, msgCreateFailed))
@@ -486,7 +487,7 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.confirm(w, v, "/tags/step", what, [][2]string{{"tag", name}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), server.CallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), dataplane.CallTimeout)
 	defer cancel()
 	if err := c.s.Admin().SetStep(ctx, v.g.Name, name, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Step not changed: ", msgStepMaybe, msgStepFailed))

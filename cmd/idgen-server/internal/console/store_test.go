@@ -352,7 +352,7 @@ tags:
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Authorization", "Bearer "+adminToken)
-	res, page := do(t, http.DefaultClient, req) // the write waits for server.CallTimeout
+	res, page := do(t, http.DefaultClient, req) // the write waits for dataplane.CallTimeout
 	tx.Rollback()
 	want := "The store did not confirm the step change in time: it may have been kept, and then every instance applies it within 30 s. Check the change list below before trying again."
 	if got := alert(page); res.StatusCode != http.StatusUnprocessableEntity || got != want {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
 
@@ -258,7 +258,7 @@ type changeView struct {
 func tagsView(st *v1.StatusResponse, tagStore string, changes []control.Change, now time.Time) tagsData {
 	d := tagsData{TagStore: tagStore}
 	for _, t := range st.Tags {
-		tv := tagView{Name: t.Name, Kind: server.KindName(t.Kind), Store: t.Store, FromStore: t.FromStore, Rate: rateText(t.Rate)}
+		tv := tagView{Name: t.Name, Kind: tags.KindName(t.Kind), Store: t.Store, FromStore: t.FromStore, Rate: rateText(t.Rate)}
 		if t.Kind == v1.Kind_KIND_SEGMENT {
 			tv.Segment = true
 			tv.Step, tv.Current, tv.CurrentSize, tv.Next, tv.Buffered = t.Step, t.Current, t.CurrentSize, t.Next, t.Buffered
@@ -319,7 +319,7 @@ type decodeResult struct {
 }
 
 func resultView(r *v1.DecodeResponse, zone *time.Location) *decodeResult {
-	d := &decodeResult{Kind: server.KindName(r.Kind), Tag: r.Tag, Zone: zone.String()}
+	d := &decodeResult{Kind: tags.KindName(r.Kind), Tag: r.Tag, Zone: zone.String()}
 	if r.Id != 0 {
 		d.ID = strconv.FormatInt(r.Id, 10)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 )
 
@@ -33,7 +33,7 @@ tags:
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := s.Decode(nil, in, time.UTC)
-		var de *server.DecodeError
+		var de *dataplane.DecodeError
 		switch {
 		case err == nil && r == nil:
 			t.Fatalf("Decode(%q): no result and no error", in)

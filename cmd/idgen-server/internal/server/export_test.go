@@ -13,10 +13,10 @@ import (
 // RefreshTags applies the same change again.
 func SetLocalStep(s *Server, name string, step int64) error {
 	t, ok := s.tagNamed(name)
-	if !ok || t.alloc == nil {
+	if !ok || t.Alloc() == nil {
 		return control.ErrUnknownTag
 	}
-	return t.alloc.SetStep(step)
+	return t.Alloc().SetStep(step)
 }
 
 // StoreDSN is storeDSN, for the external tests.

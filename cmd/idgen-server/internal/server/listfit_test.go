@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
-	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 )
@@ -88,7 +88,7 @@ tags:
 			if len(r.Texts) > 0 {
 				got = len(r.Texts)
 			}
-			if got != n || size > server.MaxAnswerBytes {
+			if got != n || size > tags.MaxAnswerBytes {
 				t.Fatalf("List %d: %d IDs in %d bytes", n, got, size)
 			}
 			seen := make(map[string]bool, n)

@@ -2,16 +2,17 @@ package server
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
+
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 )
 
 // Named defaults of the IDs-per-second figures Status reports.
 const (
-	// DefaultRateInterval is the interval of one rate figure when the configuration
+	// defaultRateInterval is the interval of one rate figure when the configuration
 	// sets none (console.rate_interval).
-	DefaultRateInterval = 10 * time.Second
+	defaultRateInterval = 10 * time.Second
 	// RateFigures is how many figures Status keeps: at the default interval, the last
 	// ten minutes.
 	RateFigures = 60
@@ -44,7 +45,7 @@ func (s *Server) rateInterval() time.Duration {
 	if d := s.cfg.Console.RateInterval; d > 0 {
 		return d
 	}
-	return DefaultRateInterval
+	return defaultRateInterval
 }
 
 // sampleRates records, every rate interval until ctx ends, each tag's IDs per second
@@ -55,9 +56,9 @@ func (s *Server) sampleRates(ctx context.Context) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	last := time.Now()
-	prev := map[*tag]int64{}
+	prev := map[*tags.Tag]int64{}
 	for _, t := range s.tagList() {
-		prev[t] = t.issued.Load()
+		prev[t] = t.Issued()
 	}
 	for {
 		select {
@@ -68,10 +69,10 @@ func (s *Server) sampleRates(ctx context.Context) {
 			last = now
 			total := 0.0
 			for _, t := range s.tagList() {
-				n := t.issued.Load()
+				n := t.Issued()
 				r := float64(n-prev[t]) / secs
 				prev[t] = n
-				t.rate.Store(math.Float64bits(r))
+				t.SetRate(r)
 				total += r
 			}
 			s.rates.add(total)

@@ -1,6 +1,8 @@
-// Package server is idgen-server: the tags of a configuration, served over gRPC,
-// gRPC-Web and Connect from one handler (connectrpc.com/connect), Leaf's plain-text
-// paths, health, readiness and Prometheus metrics, behind bearer tokens.
+// Package server is idgen-server: it opens the configuration's stores, leases a worker
+// ID, builds the tags (package tags) and serves them through the data plane (package
+// dataplane: the API over gRPC, gRPC-Web and Connect, Leaf's plain-text paths,
+// grpc.health.v1, behind bearer tokens), with /healthz, /readyz, Prometheus metrics, the
+// fleet's records and the change log.
 //
 // [New] opens the stores, leases a worker ID and builds the tags; [Server.Mux] is the
 // http.ServeMux it all hangs on, for more handlers (the console); [Server.Serve] serves
@@ -15,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -23,36 +24,28 @@ import (
 	"sync/atomic"
 	"time"
 
-	"connectrpc.com/connect"
-	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/config"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
-	"github.com/idgen/idgen/idgenclient/idgenv1/idgenv1connect"
 	"github.com/idgen/idgen/runtime/lease"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/segment"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// Named defaults of the serving path.
+// Named defaults of building a server.
 const (
-	// CallTimeout bounds the work of one call: a store that does not answer makes it
-	// UNAVAILABLE, not a hang.
-	CallTimeout = 3 * time.Second
-	// ReserveTimeout bounds one block reservation of a segment tag.
-	ReserveTimeout = 2 * time.Second
-	// RetryAfter is the hint an UNAVAILABLE answer carries.
-	RetryAfter = time.Second
-	// CompressMinBytes is the smallest answer compressed for a client that accepts it.
-	CompressMinBytes = 16 << 10
-	// LeaseAcquireTimeout bounds the first claim of a worker ID at start.
-	LeaseAcquireTimeout = 30 * time.Second
+	// reserveTimeout bounds one block reservation of a segment tag.
+	reserveTimeout = 2 * time.Second
+	// leaseAcquireTimeout bounds the first claim of a worker ID at start.
+	leaseAcquireTimeout = 30 * time.Second
 )
 
 // Server is a configured idgen-server. Safe for concurrent use.
@@ -62,7 +55,7 @@ type Server struct {
 	started time.Time
 
 	stores map[string]*store
-	table  atomic.Pointer[tagTable]
+	table  atomic.Pointer[tags.Table]
 	tagMu  sync.Mutex // serialises changes of table
 	// admin changes the tags (the tag store, the steps) and keeps the changes in the
 	// change logs of the stores holding segment tags.
@@ -76,6 +69,7 @@ type Server struct {
 	static   *snowflake.Generator
 	issued   issuedCounter
 	metrics  *metrics
+	plane    *dataplane.Plane
 	mux      *http.ServeMux
 	http     *http.Server
 	draining atomic.Bool
@@ -135,7 +129,7 @@ func (c *issuedCounter) total() uint64 {
 }
 
 // New builds a Server from cfg: it opens the stores, claims a worker ID (waiting at most
-// LeaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
+// leaseAcquireTimeout) and builds the tags. Nothing listens yet. Close it with Shutdown.
 func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, err error) {
 	s := &Server{cfg: cfg, log: log, started: time.Now(), stores: map[string]*store{}, stopBg: func() {}}
 	s.admin = &control.Admin{Tags: adminTags{s}, Log: log}
@@ -174,7 +168,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		return st, nil
 	}
 
-	var snow snowflakeSource
+	var snow tags.Source
 	var layout snowflake.Layout
 	if sf := cfg.Snowflake; sf != nil {
 		layout = sf.Parsed
@@ -213,7 +207,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 					logLease(log, e)
 				},
 			}
-			actx, cancel := context.WithTimeout(ctx, LeaseAcquireTimeout)
+			actx, cancel := context.WithTimeout(ctx, leaseAcquireTimeout)
 			s.lease, err = lease.Acquire(actx, b, lcfg)
 			cancel()
 			if err != nil {
@@ -224,15 +218,16 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 		}
 	}
 
-	table := &tagTable{byName: map[string]*tag{}}
+	table := &tags.Table{}
 	for _, tc := range cfg.Tags {
-		t := &tag{name: tc.Name, kind: kindOf(tc.Kind), prefix: tc.Prefix}
+		sp := tags.Spec{Name: tc.Name, Kind: tags.KindOf(tc.Kind), Prefix: tc.Prefix}
+		var t *tags.Tag
 		switch tc.Kind {
 		case config.KindSnowflake:
-			t.snow, t.layout = snow, layout
+			sp.Source, sp.Layout = snow, layout
 		case config.KindNumber:
-			t.snow, t.layout = snow, layout
-			if t.format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
+			sp.Source, sp.Layout = snow, layout
+			if sp.Format, err = number.Compile(number.Spec{Prefix: tc.Prefix, Time: tc.Time, Zone: tc.Location, Layout: layout, Check: tc.Check}); err != nil {
 				return nil, fmt.Errorf("server: tag %q: %w", tc.Name, err)
 			}
 		case config.KindSegment:
@@ -257,7 +252,10 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 				return nil, err
 			}
 		}
-		table = table.with(t)
+		if t == nil {
+			t = tags.New(sp)
+		}
+		table = table.With(t)
 	}
 	s.table.Store(table)
 	if cfg.TagStore != "" {
@@ -274,7 +272,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			return nil, fmt.Errorf("server: tag_store %q: store type %s cannot list or create tags", cfg.TagStore, st.cfg.Type)
 		}
 		s.admin.Store, s.admin.StoreName = ts, cfg.TagStore
-		rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 		err = s.admin.RefreshTagStore(rctx)
 		cancel()
 		if err != nil {
@@ -286,7 +284,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	}
 	// The steps chosen in the console apply before the first reservations. A store that
 	// does not answer now is read again every control.TagRefresh, as its tags reserve again.
-	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	if err := s.admin.ApplySteps(rctx); err != nil {
 		log.Warn("step changes not read at start", "err", err)
 	}
@@ -294,27 +292,31 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	// Each segment tag reserves its first block now, so that readiness reflects its
 	// store and the first call does not wait. No ID is taken: a fresh tag starts at 1.
 	for _, t := range s.tagList() {
-		if t.alloc != nil {
-			wctx, cancel := context.WithTimeout(ctx, ReserveTimeout)
-			err := t.alloc.Fill(wctx)
+		if t.Alloc() != nil {
+			wctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+			err := t.Alloc().Fill(wctx)
 			cancel()
 			if fe := (*segment.FloorError)(nil); errors.As(err, &fe) {
-				return nil, fmt.Errorf("server: tag %q: %w", t.name, fe)
+				return nil, fmt.Errorf("server: tag %q: %w", t.Name(), fe)
 			}
 			if ce := (*segment.ColumnError)(nil); errors.As(err, &ce) {
-				return nil, fmt.Errorf("server: tag %q: %w", t.name, ce)
+				return nil, fmt.Errorf("server: tag %q: %w", t.Name(), ce)
 			}
 			if err != nil {
-				log.Warn("segment tag not ready at start", "tag", t.name, "err", err)
+				log.Warn("segment tag not ready at start", "tag", t.Name(), "err", err)
 			}
 		}
 	}
+	s.plane = dataplane.New(dataplane.Options{
+		Backend: backend{s}, Config: cfg, Auth: s.auth, Log: log,
+		Interceptor: s.metrics.interceptor(), Counted: s.metrics.httpCounted,
+	})
 	s.mux = s.routes()
 	bg, stop := context.WithCancel(context.Background())
 	s.stopBg = stop
 	s.bg.Go(func() { s.sampleRates(bg) })
 	if s.admin.Store != nil || len(s.admin.Logs) > 0 {
-		s.bg.Go(func() { s.admin.Loop(bg, CallTimeout) })
+		s.bg.Go(func() { s.admin.Loop(bg, dataplane.CallTimeout) })
 	}
 	// Other instances sign their Status calls with the fleet key, and each call's time
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
@@ -330,7 +332,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 // sharing the store find one another (Fleet). A failure is logged, not fatal: the record
 // serves a view, and IDs need only the lease.
 func (s *Server) register(ctx context.Context, st *store) {
-	rctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	defer cancel()
 	rs, err := st.registry(rctx)
 	if err != nil {
@@ -405,9 +407,6 @@ func logLease(log *slog.Logger, e lease.Event) {
 // (the console at "/") before serving.
 func (s *Server) Mux() *http.ServeMux { return s.mux }
 
-// Config returns the configuration the Server was built from.
-func (s *Server) Config() *config.Config { return s.cfg }
-
 // Auth returns the server's authentication, built once from its configuration: the
 // console checks tokens and signs sessions with it.
 func (s *Server) Auth() *auth.Auth { return s.auth }
@@ -422,51 +421,34 @@ func (s *Server) Fleet(ctx context.Context) []control.Peer { return s.fleet.List
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	opts := []connect.HandlerOption{
-		connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes),
-		// Connect and gRPC clients accept gzip; an ID's answer is a few bytes, which
-		// compressing would cost more CPU than it saves.
-		connect.WithCompressMinBytes(CompressMinBytes),
-		connect.WithInterceptors(s.metrics.interceptor(), s.auth.Interceptor()),
-	}
-	path, h := idgenv1connect.NewIDServiceHandler(&api{s: s}, opts...)
-	mux.Handle(path, h)
-	// Health and reflection answer without a token: the same bound on what a request may
-	// inflate to (a gzip body is small on the wire) holds for them.
-	bounded := connect.WithReadMaxBytes(s.cfg.Limits.MaxRequestBytes)
-	mux.Handle(s.healthHandler(bounded))
-	reflector := grpcreflect.NewStaticReflector(idgenv1connect.IDServiceName, HealthServiceName)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector, bounded))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector, bounded))
+	s.plane.Mount(mux)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.auth.HTTPAll(s.metrics.handler()))
-	mux.Handle("GET /api/segment/get/{tag}", s.leaf(v1.Kind_KIND_SEGMENT))
-	mux.Handle("GET /api/snowflake/get/{tag}", s.leaf(v1.Kind_KIND_SNOWFLAKE))
 	return mux
 }
 
-// Handler returns the Server's root handler: Mux behind the request size limit, with
-// gRPC-Web's text mode, the token check of the API's calls before their bodies are read,
-// and CORS outside that check (a browser's preflight carries no token, and a refusal
-// must name the origin for the page to read it).
-func (s *Server) Handler() http.Handler {
-	limit := int64(s.cfg.Limits.MaxRequestBytes)
-	return s.withCORS(s.tokenFirst(withGRPCWebText(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The API's calls are answered by connect-go, which refuses a body over the
-		// limit in each protocol's own form (RESOURCE_EXHAUSTED); only other paths get a
-		// bare 413 from the declared length.
-		if r.ContentLength > limit && !apiPath(r.URL.Path) {
-			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		s.mux.ServeHTTP(w, r)
-	}))))
+// Handler returns the Server's root handler: Mux behind the data plane's request size
+// limit, gRPC-Web's text mode, token check and CORS (dataplane.Plane.Handler).
+func (s *Server) Handler() http.Handler { return s.plane.Handler(s.mux) }
+
+// backend is the Server as the data plane sees it.
+type backend struct{ s *Server }
+
+func (b backend) Tag(name string) (*tags.Tag, bool)       { return b.s.tagNamed(name) }
+func (b backend) Tags() []*tags.Tag                       { return b.s.tagList() }
+func (b backend) Ready() (bool, string)                   { return b.s.ready() }
+func (b backend) Draining() bool                          { return b.s.draining.Load() }
+func (b backend) Status(g *auth.Grant) *v1.StatusResponse { return b.s.Status(g) }
+
+// Decode reads input as an ID of any tag g grants (dataplane.Decode): the console's
+// decoder.
+func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
+	return dataplane.Decode(s.tagList(), g, input, zone)
 }
 
-// TLSConfig returns the TLS configuration of cfg, nil without TLS.
-func TLSConfig(cfg *config.Config) (*tls.Config, error) {
+// tlsConfig returns the TLS configuration of cfg, nil without TLS.
+func tlsConfig(cfg *config.Config) (*tls.Config, error) {
 	if cfg.TLS.Cert == "" {
 		return nil, nil
 	}
@@ -493,11 +475,11 @@ func TLSConfig(cfg *config.Config) (*tls.Config, error) {
 // (cleartext HTTP/2 without TLS, which gRPC needs), keep-alive. It returns
 // http.ErrServerClosed after Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	tc, err := TLSConfig(s.cfg)
+	tc, err := tlsConfig(s.cfg)
 	if err != nil {
 		return err
 	}
-	ln = newLimitListener(ln, s.cfg.Limits.MaxConnections)
+	ln = dataplane.LimitListener(ln, s.cfg.Limits.MaxConnections)
 	var p http.Protocols
 	p.SetHTTP1(true)
 	if tc != nil {
@@ -509,10 +491,10 @@ func (s *Server) Serve(ln net.Listener) error {
 		// the connection: two system calls a frame, four a gRPC call. TLS buffers
 		// records already; a plain connection gets a read buffer: a gRPC call's 5 reads
 		// become 2, and it costs about a fifth less of the server's CPU (README).
-		ln = bufferedListener{ln}
+		ln = dataplane.BufferedListener(ln)
 	}
 	s.http = &http.Server{
-		Handler:           s.loopbackHosts(s.bodyDeadline(s.Handler())),
+		Handler:           s.plane.Edge(s.Handler()),
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -568,10 +550,10 @@ func (s *Server) closeAll(ctx context.Context) error {
 	return s.closeErr
 }
 
-// Ready reports whether the Server should get traffic, and why not: not draining, the
+// ready reports whether the Server should get traffic, and why not: not draining, the
 // lease held with its margin (past a fresh claim's wait), and every segment tag able to
 // serve (IDs buffered, or its latest reservation succeeded).
-func (s *Server) Ready() (bool, string) {
+func (s *Server) ready() (bool, string) {
 	if s.draining.Load() {
 		return false, "shutting down"
 	}
@@ -588,10 +570,10 @@ func (s *Server) Ready() (bool, string) {
 		}
 	}
 	for _, t := range s.tagList() {
-		if t.alloc == nil {
+		if t.Alloc() == nil {
 			continue
 		}
-		if st := t.alloc.Stats(); st.Buffered == 0 && st.Err != nil {
+		if st := t.Alloc().Stats(); st.Buffered == 0 && st.Err != nil {
 			return false, "a segment tag has no IDs buffered and its store fails"
 		}
 	}
@@ -606,7 +588,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if ok, why := s.Ready(); !ok {
+	if ok, why := s.ready(); !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write([]byte("not ready: " + why + "\n"))
 		return
@@ -621,7 +603,7 @@ func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 	if addr == "" {
 		addr = s.cfg.Listen
 	}
-	ok, why := s.Ready()
+	ok, why := s.ready()
 	r := &v1.StatusResponse{
 		Address: addr, Ready: ok, NotReadyReason: why, Started: timestamppb.New(s.started),
 		Now: timestamppb.Now(), Rate: s.rates.list(), RateInterval: durationpb.New(s.rateInterval()),
@@ -646,15 +628,15 @@ func (s *Server) Status(g *auth.Grant) *v1.StatusResponse {
 		r.Lease = &v1.LeaseStatus{Worker: s.static.Worker(), LastEvent: "static", Issued: s.issued.total(), DriftNanos: s.issued.drift.Load()}
 	}
 	for _, t := range s.tagList() {
-		if g != nil && !g.Allows(t.name) {
+		if g != nil && !g.Allows(t.Name()) {
 			continue
 		}
-		ts := &v1.TagStatus{Name: t.name, Kind: t.kind, Store: t.store, FromStore: t.fromStore, Rate: math.Float64frombits(t.rate.Load())}
-		if t.alloc != nil {
-			st := t.alloc.Stats()
+		ts := &v1.TagStatus{Name: t.Name(), Kind: t.Kind(), Store: t.Store(), FromStore: t.FromStore(), Rate: t.Rate()}
+		if t.Alloc() != nil {
+			st := t.Alloc().Stats()
 			ts.Step, ts.Buffered, ts.Reserved, ts.Failed, ts.Waited = st.Step, st.Buffered, st.Reserved, st.Failed, st.Waited
 			ts.Current, ts.CurrentSize, ts.Next = st.Current, st.CurrentSize, st.Next
-			for _, h := range t.alloc.History() {
+			for _, h := range t.Alloc().History() {
 				rv := &v1.Reservation{Time: timestamppb.New(h.At), Step: h.Step, Took: durationpb.New(h.Took)}
 				if h.Err != nil {
 					rv.Error = publicError(h.Err)
@@ -712,7 +694,7 @@ func (s *Server) floor(ctx context.Context, f *config.Floor, open func(string) (
 	if st.db == nil {
 		return 0, fmt.Errorf("store %q is not an SQL store", f.Store)
 	}
-	qctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	qctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
 	defer cancel()
 	var v sql.NullInt64
 	if err := st.db.QueryRowContext(qctx, f.Query).Scan(&v); err != nil {

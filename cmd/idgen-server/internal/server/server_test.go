@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/control"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/dataplane"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/registry"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/server"
 	"github.com/idgen/idgen/cmd/idgen-server/internal/testserver"
@@ -328,7 +329,7 @@ func TestProtocols(t *testing.T) {
 		t.Errorf("reflection: %v %v", names, err)
 	}
 	// grpc.health.v1 over Connect's JSON, as a probe without a gRPC library would ask.
-	hres, err := http.Post(s.URL+"/"+server.HealthServiceName+"/Check", "application/json", strings.NewReader(`{}`))
+	hres, err := http.Post(s.URL+"/"+dataplane.HealthServiceName+"/Check", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

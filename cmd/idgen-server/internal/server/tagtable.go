@@ -2,52 +2,33 @@ package server
 
 import (
 	"fmt"
-	"maps"
 
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/segment"
 )
 
-// tagTable is the tags a Server serves. It is never changed: a tag created or found in
-// the tag store makes a new table (copy on write, under Server.tagMu), so a call reads
-// the tags with one atomic load.
-type tagTable struct {
-	byName map[string]*tag
-	order  []*tag
-}
-
-// with returns a table of t's tags and then add.
-func (t *tagTable) with(add ...*tag) *tagTable {
-	n := &tagTable{byName: make(map[string]*tag, len(t.byName)+len(add)), order: append(t.order[:len(t.order):len(t.order)], add...)}
-	maps.Copy(n.byName, t.byName)
-	for _, a := range add {
-		n.byName[a.name] = a
-	}
-	return n
-}
-
 // tagList returns the tags served, in order: those configured, then those found in or
 // created in the tag store.
-func (s *Server) tagList() []*tag { return s.table.Load().order }
+func (s *Server) tagList() []*tags.Tag { return s.table.Load().List() }
 
 // tagNamed returns the tag named name, if served.
-func (s *Server) tagNamed(name string) (*tag, bool) {
-	t, ok := s.table.Load().byName[name]
-	return t, ok
+func (s *Server) tagNamed(name string) (*tags.Tag, bool) {
+	return s.table.Load().Named(name)
 }
 
 // newSegmentTag builds a segment tag on st.
-func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tag, error) {
-	t := &tag{name: name, kind: v1.Kind_KIND_SEGMENT, store: storeName, fromStore: fromStore}
-	_, t.interleaved = st.(*segment.Tinyid)
-	opts.Timeout = ReserveTimeout
+func (s *Server) newSegmentTag(name, storeName string, st segment.Store, opts segment.Options, fromStore bool) (*tags.Tag, error) {
+	sp := tags.Spec{Name: name, Kind: v1.Kind_KIND_SEGMENT, Store: storeName, FromStore: fromStore}
+	_, sp.Interleaved = st.(*segment.Tinyid)
+	opts.Timeout = reserveTimeout
 	opts.Observer = segmentObserver{s.metrics.segment, s.log}
 	var err error
-	if t.alloc, err = segment.New(st, name, opts); err != nil {
+	if sp.Alloc, err = segment.New(st, name, opts); err != nil {
 		return nil, fmt.Errorf("server: tag %q: %w", name, err)
 	}
-	s.metrics.segment.Track(t.alloc)
-	return t, nil
+	s.metrics.segment.Track(sp.Alloc)
+	return tags.New(sp), nil
 }
 
 // adminTags is the Server's table of tags as the control plane (control.Admin) reads
@@ -59,7 +40,7 @@ func (a adminTags) Segment(name string) (*segment.Allocator, string, string, boo
 	if !ok {
 		return nil, "", "", false
 	}
-	return t.alloc, t.store, KindName(t.kind), true
+	return t.Alloc(), t.Store(), tags.KindName(t.Kind()), true
 }
 
 // AddSegment serves a new segment tag of the tag store: a new table with it (copy on
@@ -72,7 +53,7 @@ func (a adminTags) AddSegment(name string, opts segment.Options) error {
 	}
 	s.tagMu.Lock()
 	defer s.tagMu.Unlock()
-	s.table.Store(s.table.Load().with(t))
+	s.table.Store(s.table.Load().With(t))
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"errors"
@@ -12,14 +12,15 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
+	"github.com/idgen/idgen/cmd/idgen-server/internal/tags"
 	v1 "github.com/idgen/idgen/idgenclient/idgenv1"
 	"github.com/idgen/idgen/runtime/codec"
 	"github.com/idgen/idgen/runtime/number"
 	"github.com/idgen/idgen/runtime/snowflake"
 )
 
-// MaxDecodeLen bounds the input of a decode.
-const MaxDecodeLen = 256
+// maxDecodeLen bounds the input of a decode.
+const maxDecodeLen = 256
 
 // futureSlack is how far past the server's clock a decoded time may be before the input
 // is called out of range: no ID of this layout was made then.
@@ -57,13 +58,13 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("%q: %s: %s", in, e.Reason, e.Detail)
 }
 
-// Decode reads input as an ID of any tag g grants, by its shape: decimal (a snowflake
-// ID under the layout, or a segment counter), prefix_ and base32 (a typed snowflake ID or
-// a TypeID), a UUID (UUIDv7), or a business number (its prefix, its check digit). The
-// time is given in UTC and in zone. An input that fits no tag is a *DecodeError saying
-// exactly why: an unknown prefix (naming the prefixes there are), a bad check digit, a
-// value out of range.
-func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
+// Decode reads input as an ID of any of the served tags g grants, by its shape: decimal
+// (a snowflake ID under the layout, or a segment counter), prefix_ and base32 (a typed
+// snowflake ID or a TypeID), a UUID (UUIDv7), or a business number (its prefix, its
+// check digit). The time is given in UTC and in zone. An input that fits no tag is a
+// *DecodeError saying exactly why: an unknown prefix (naming the prefixes there are), a
+// bad check digit, a value out of range.
+func Decode(served []*tags.Tag, g *auth.Grant, input string, zone *time.Location) (*v1.DecodeResponse, error) {
 	in := strings.TrimSpace(input)
 	fail := func(reason, format string, args ...any) error {
 		return &DecodeError{Input: in, Reason: reason, Detail: fmt.Sprintf(format, args...)}
@@ -71,31 +72,31 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 	switch {
 	case in == "":
 		return nil, fail(ReasonEmpty, "paste an ID: a decimal ID, a typed ID (usr_...), a TypeID, a UUIDv7 or a business number (ORD...)")
-	case len(in) > MaxDecodeLen:
-		return nil, fail(ReasonTooLong, "%d bytes; no ID is longer than %d", len(in), MaxDecodeLen)
+	case len(in) > maxDecodeLen:
+		return nil, fail(ReasonTooLong, "%d bytes; no ID is longer than %d", len(in), maxDecodeLen)
 	}
-	var tags []*tag
-	for _, t := range s.tagList() {
-		if g.Allows(t.name) {
-			tags = append(tags, t)
+	var allowed []*tags.Tag
+	for _, t := range served {
+		if g.Allows(t.Name()) {
+			allowed = append(allowed, t)
 		}
 	}
-	of := func(kinds ...v1.Kind) []*tag {
-		var out []*tag
-		for _, t := range tags {
-			if slices.Contains(kinds, t.kind) {
+	of := func(kinds ...v1.Kind) []*tags.Tag {
+		var out []*tags.Tag
+		for _, t := range allowed {
+			if slices.Contains(kinds, t.Kind()) {
 				out = append(out, t)
 			}
 		}
 		return out
 	}
-	done := func(t *tag, r *v1.DecodeResponse, err error) (*v1.DecodeResponse, error) {
+	done := func(tag string, r *v1.DecodeResponse, err error) (*v1.DecodeResponse, error) {
 		if err != nil {
 			return nil, err
 		}
 		if r.Time != nil {
 			if tm := r.Time.AsTime(); tm.After(time.Now().Add(futureSlack)) {
-				return nil, fail(ReasonOutOfRange, "its time, %s, is in the future: not an ID of tag %q's layout", tm.UTC().Format(time.RFC3339), t.name)
+				return nil, fail(ReasonOutOfRange, "its time, %s, is in the future: not an ID of tag %q's layout", tm.UTC().Format(time.RFC3339), tag)
 			}
 			r.LocalTime = r.Time.AsTime().In(zone).Format(time.RFC3339Nano)
 		}
@@ -115,17 +116,17 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 		}
 		if ts := of(v1.Kind_KIND_SNOWFLAKE, v1.Kind_KIND_NUMBER); len(ts) > 0 {
 			t := ts[0]
-			if _, err := t.layout.Decode(snowflake.ID(v)); err != nil {
+			if _, err := t.Layout().Decode(snowflake.ID(v)); err != nil {
 				return nil, fail(ReasonOutOfRange, "%v", err)
 			}
-			r, err := t.decode(in, zone)
+			r, err := t.Decode(in, zone)
 			if err != nil {
 				return nil, fail(ReasonOutOfRange, "%v", err)
 			}
-			return done(t, r, nil)
+			return done(t.Name(), r, nil)
 		}
 		if ts := of(v1.Kind_KIND_SEGMENT); len(ts) > 0 {
-			return &v1.DecodeResponse{Tag: ts[0].name, Kind: v1.Kind_KIND_SEGMENT, Id: v}, nil
+			return &v1.DecodeResponse{Tag: ts[0].Name(), Kind: v1.Kind_KIND_SEGMENT, Id: v}, nil
 		}
 		return nil, fail(ReasonNotAnID, "a decimal ID, and no snowflake or segment tag is served")
 	}
@@ -141,11 +142,11 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 		}
 		r := &v1.DecodeResponse{Kind: v1.Kind_KIND_UUID7}
 		if ts := of(v1.Kind_KIND_UUID7); len(ts) > 0 {
-			r.Tag = ts[0].name
+			r.Tag = ts[0].Name()
 		}
 		tm := codec.UUIDTime(u)
 		r.Time = timestamppb.New(tm)
-		return done(&tag{name: r.Tag}, r, nil)
+		return done(r.Tag, r, nil)
 	}
 
 	// prefix_suffix: a typed snowflake ID or a TypeID.
@@ -153,18 +154,18 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 		prefix := in[:i]
 		var known []string
 		for _, t := range of(v1.Kind_KIND_SNOWFLAKE, v1.Kind_KIND_TYPEID) {
-			if t.prefix == "" {
+			if t.Prefix() == "" {
 				continue
 			}
-			known = append(known, t.prefix+"_")
-			if t.prefix != prefix {
+			known = append(known, t.Prefix()+"_")
+			if t.Prefix() != prefix {
 				continue
 			}
-			r, err := t.decode(in, zone)
+			r, err := t.Decode(in, zone)
 			if err != nil {
 				return nil, fail(ReasonBadText, "%s", reasonOf(err))
 			}
-			return done(t, r, nil)
+			return done(t.Name(), r, nil)
 		}
 		return nil, fail(ReasonUnknownPfx, "%q is no tag's prefix; %s", prefix+"_", listOf("the typed prefixes are", known))
 	}
@@ -173,14 +174,14 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 	lead := strings.IndexFunc(in, func(r rune) bool { return r >= '0' && r <= '9' })
 	if lead > 0 && isDigits(in[lead:]) {
 		nums := of(v1.Kind_KIND_NUMBER)
-		sort.SliceStable(nums, func(i, j int) bool { return len(nums[i].prefix) > len(nums[j].prefix) })
+		sort.SliceStable(nums, func(i, j int) bool { return len(nums[i].Prefix()) > len(nums[j].Prefix()) })
 		var known []string
 		for _, t := range nums {
-			known = append(known, t.prefix)
-			if !strings.HasPrefix(in, t.prefix) || t.prefix == "" {
+			known = append(known, t.Prefix())
+			if !strings.HasPrefix(in, t.Prefix()) || t.Prefix() == "" {
 				continue
 			}
-			if _, err := t.format.Parse(in); err != nil {
+			if _, err := t.Format().Parse(in); err != nil {
 				var pe *number.ParseError
 				if errors.As(err, &pe) {
 					switch pe.Reason {
@@ -192,11 +193,11 @@ func (s *Server) Decode(g *auth.Grant, input string, zone *time.Location) (*v1.D
 				}
 				return nil, fail(ReasonBadNumber, "%s", strings.TrimPrefix(err.Error(), "number: parse "+strconv.Quote(in)+": "))
 			}
-			r, err := t.decode(in, zone)
+			r, err := t.Decode(in, zone)
 			if err != nil {
 				return nil, fail(ReasonBadNumber, "%v", err)
 			}
-			return done(t, r, nil)
+			return done(t.Name(), r, nil)
 		}
 		return nil, fail(ReasonUnknownPfx, "%q is no business number's prefix; %s", in[:lead], listOf("the prefixes are", known))
 	}

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"net/http"
@@ -8,9 +8,9 @@ import (
 	connectcors "connectrpc.com/cors"
 )
 
-// CORSMaxAge is how long a browser may keep a preflight's answer (Chromium keeps it at
+// corsMaxAge is how long a browser may keep a preflight's answer (Chromium keeps it at
 // most 2 hours).
-const CORSMaxAge = 7200
+const corsMaxAge = 7200
 
 // The headers of CORS answers: connectrpc.com/cors's lists (what Connect and gRPC-Web
 // send and read), plus the API's own: the bearer token sent, Retry-After read.
@@ -36,8 +36,8 @@ func apiPath(path string) bool {
 // answer to an allowed origin names it. Credentials (cookies) are never allowed, so the
 // console's session cannot be used from another origin; the token goes in the
 // Authorization header. Without origins configured it is h as is.
-func (s *Server) withCORS(h http.Handler) http.Handler {
-	c := s.cfg.CORS
+func (p *Plane) withCORS(h http.Handler) http.Handler {
+	c := p.cfg.CORS
 	if len(c.AllowedOrigins) == 0 {
 		return h
 	}
@@ -66,7 +66,7 @@ func (s *Server) withCORS(h http.Handler) http.Handler {
 		if preflight {
 			hd.Set("Access-Control-Allow-Methods", corsMethods)
 			hd.Set("Access-Control-Allow-Headers", corsHeaders)
-			hd.Set("Access-Control-Max-Age", strconv.Itoa(CORSMaxAge))
+			hd.Set("Access-Control-Max-Age", strconv.Itoa(corsMaxAge))
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"bufio"
@@ -10,6 +10,11 @@ import (
 // for a few bytes at a time (HTTP/2's framer: 9 bytes of frame header, then the
 // payload) costs one system call for everything that has arrived, not one a read.
 type bufferedListener struct{ net.Listener }
+
+// BufferedListener returns ln giving each accepted connection a read buffer: for a
+// plain (not TLS) listener, whose HTTP/2 framer would otherwise cost a system call for
+// each frame header and each payload.
+func BufferedListener(ln net.Listener) net.Listener { return bufferedListener{ln} }
 
 func (l bufferedListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()

@@ -1,9 +1,10 @@
-package server
+package tags
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,20 +22,20 @@ import (
 	"github.com/idgen/idgen/runtime/uuidv7"
 )
 
-// snowflakeSource is what snowflake and number tags issue from: a *lease.Lease, or a
+// Source is what snowflake and number tags issue from: a *lease.Lease, or a
 // *snowflake.Generator on a static worker ID.
-type snowflakeSource interface {
+type Source interface {
 	NextContext(ctx context.Context) (snowflake.ID, error)
 	NextN(ctx context.Context, n int) ([]snowflake.ID, error)
 }
 
-// tag is one configured tag and what it issues from.
-type tag struct {
+// Tag is one served tag and what it issues from. Safe for concurrent use.
+type Tag struct {
 	name   string
 	kind   v1.Kind
 	prefix string
 
-	snow   snowflakeSource    // snowflake, number
+	snow   Source             // snowflake, number
 	layout snowflake.Layout   // snowflake, number
 	format *number.Format     // number
 	alloc  *segment.Allocator // segment
@@ -50,7 +51,77 @@ type tag struct {
 	rate   atomic.Uint64 // the latest interval's IDs per second, as float64 bits
 }
 
-func kindOf(s string) v1.Kind {
+// Spec is what a tag is made of. Name and Kind are required; the other fields are those
+// of the kind: Source and Layout for snowflake and number tags, Prefix for snowflake
+// (typed text), number and typeid tags, Format for number tags, Alloc, Store,
+// Interleaved and FromStore for segment tags.
+type Spec struct {
+	Name   string
+	Kind   v1.Kind
+	Prefix string
+
+	Source Source
+	Layout snowflake.Layout
+	Format *number.Format
+
+	Alloc *segment.Allocator
+	// Store is the name of the segment tag's store.
+	Store string
+	// Interleaved says the segment tag's store may return blocks with a stride
+	// (tinyid's delta), whose runs only a Range caller that accepts a stride is given.
+	Interleaved bool
+	// FromStore says the tag was found in the tag store (or created there), not
+	// configured.
+	FromStore bool
+}
+
+// New returns the tag sp describes.
+func New(sp Spec) *Tag {
+	return &Tag{
+		name: sp.Name, kind: sp.Kind, prefix: sp.Prefix,
+		snow: sp.Source, layout: sp.Layout, format: sp.Format,
+		alloc: sp.Alloc, store: sp.Store, interleaved: sp.Interleaved, fromStore: sp.FromStore,
+	}
+}
+
+// Name returns the tag's name.
+func (t *Tag) Name() string { return t.name }
+
+// Kind returns the tag's kind.
+func (t *Tag) Kind() v1.Kind { return t.kind }
+
+// Prefix returns the tag's prefix: a typed snowflake tag's, a TypeID tag's or a business
+// number's; "" for none.
+func (t *Tag) Prefix() string { return t.prefix }
+
+// Layout returns the layout of a snowflake or number tag's IDs.
+func (t *Tag) Layout() snowflake.Layout { return t.layout }
+
+// Format returns a number tag's format, nil for other kinds.
+func (t *Tag) Format() *number.Format { return t.format }
+
+// Alloc returns a segment tag's allocator, nil for other kinds.
+func (t *Tag) Alloc() *segment.Allocator { return t.alloc }
+
+// Store returns the name of a segment tag's store, "" for other kinds.
+func (t *Tag) Store() string { return t.store }
+
+// FromStore reports whether the tag was found in the tag store (or created there), not
+// configured.
+func (t *Tag) FromStore() bool { return t.fromStore }
+
+// Issued returns how many IDs the tag handed out since it was made.
+func (t *Tag) Issued() int64 { return t.issued.Load() }
+
+// Rate returns the rate SetRate kept last, in IDs per second.
+func (t *Tag) Rate() float64 { return math.Float64frombits(t.rate.Load()) }
+
+// SetRate keeps perSecond, the latest interval's IDs per second, for Rate.
+func (t *Tag) SetRate(perSecond float64) { t.rate.Store(math.Float64bits(perSecond)) }
+
+// KindOf returns the API's kind of the configuration's kind s (config.KindSnowflake,
+// ...), KIND_UNSPECIFIED for another.
+func KindOf(s string) v1.Kind {
 	switch s {
 	case config.KindSnowflake:
 		return v1.Kind_KIND_SNOWFLAKE
@@ -71,15 +142,17 @@ func KindName(k v1.Kind) string {
 	return strings.ToLower(strings.TrimPrefix(k.String(), "KIND_"))
 }
 
-// errWrongKind is a call that does not fit the tag's kind.
-type errWrongKind struct{ tag, kind, call string }
+// WrongKindError is a call that does not fit the tag's kind: Tag is the tag's name,
+// Kind its kind's name (KindName), Call what is wrong and what to use instead.
+type WrongKindError struct{ Tag, Kind, Call string }
 
-func (e *errWrongKind) Error() string {
-	return fmt.Sprintf("tag %q is a %s tag: %s", e.tag, e.kind, e.call)
+// Error implements error.
+func (e *WrongKindError) Error() string {
+	return fmt.Sprintf("tag %q is a %s tag: %s", e.Tag, e.Kind, e.Call)
 }
 
-// next returns one ID and its text.
-func (t *tag) next(ctx context.Context) (int64, string, error) {
+// Next returns one ID and its text.
+func (t *Tag) Next(ctx context.Context) (int64, string, error) {
 	id, text, err := t.next1(ctx)
 	if err == nil {
 		t.issued.Add(1)
@@ -87,7 +160,7 @@ func (t *tag) next(ctx context.Context) (int64, string, error) {
 	return id, text, err
 }
 
-func (t *tag) next1(ctx context.Context) (int64, string, error) {
+func (t *Tag) next1(ctx context.Context) (int64, string, error) {
 	switch t.kind {
 	case v1.Kind_KIND_SEGMENT:
 		id, err := t.alloc.NextInt64(ctx)
@@ -109,12 +182,12 @@ func (t *tag) next1(ctx context.Context) (int64, string, error) {
 		u, err := uuidv7.New()
 		return 0, typeid.Format(t.prefix, u), err
 	}
-	return 0, "", fmt.Errorf("server: tag %q of unknown kind", t.name)
+	return 0, "", fmt.Errorf("tags: tag %q of unknown kind", t.name)
 }
 
-// list returns n IDs (int kinds) and texts (text kinds). On error it returns what it
+// List returns n IDs (int kinds) and texts (text kinds). On error it returns what it
 // took before, which the caller drops (a gap, never a repeat).
-func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
+func (t *Tag) List(ctx context.Context, n int) ([]int64, []string, error) {
 	ids, texts, err := t.list1(ctx, n)
 	if err == nil {
 		t.issued.Add(int64(n))
@@ -122,7 +195,7 @@ func (t *tag) list(ctx context.Context, n int) ([]int64, []string, error) {
 	return ids, texts, err
 }
 
-func (t *tag) list1(ctx context.Context, n int) ([]int64, []string, error) {
+func (t *Tag) list1(ctx context.Context, n int) ([]int64, []string, error) {
 	switch t.kind {
 	case v1.Kind_KIND_SEGMENT:
 		ids, err := t.alloc.NextN(ctx, n)
@@ -171,20 +244,20 @@ func (t *tag) list1(ctx context.Context, n int) ([]int64, []string, error) {
 
 // text is the text of a snowflake tag's ID: decimal, or with a prefix the typed form
 // "usr_" and 13 base32 characters that generated types write (runtime/codec).
-func (t *tag) text(id int64) string {
+func (t *Tag) text(id int64) string {
 	if t.prefix == "" {
 		return strconv.FormatInt(id, 10)
 	}
 	return string(codec.AppendPrefixed(make([]byte, 0, len(t.prefix)+1+codec.PrefixedLen), t.prefix, id))
 }
 
-// rng hands out up to n IDs of a segment tag, every r.Stride-th. A caller that does not
+// Range hands out up to n IDs of a segment tag, every r.Stride-th. A caller that does not
 // accept a stride (one that would read the run as consecutive IDs and take those of
 // another database) gets one ID from a tag whose store interleaves, which it reads right
 // whatever the stride.
-func (t *tag) rng(ctx context.Context, n int64, acceptStride bool) (segment.Range, error) {
+func (t *Tag) Range(ctx context.Context, n int64, acceptStride bool) (segment.Range, error) {
 	if t.kind != v1.Kind_KIND_SEGMENT {
-		return segment.Range{}, &errWrongKind{t.name, KindName(t.kind), "Range is for segment tags (use List)"}
+		return segment.Range{}, &WrongKindError{t.name, KindName(t.kind), "Range is for segment tags (use List)"}
 	}
 	if t.interleaved && !acceptStride {
 		n = 1
@@ -199,8 +272,8 @@ func (t *tag) rng(ctx context.Context, n int64, acceptStride bool) (segment.Rang
 // errUnreadable says an input is not an ID of a tag.
 var errUnreadable = errors.New("not an ID of this tag")
 
-// decode reads s as an ID of t.
-func (t *tag) decode(s string, zone *time.Location) (*v1.DecodeResponse, error) {
+// Decode reads s as an ID of t, its time given in UTC and in zone.
+func (t *Tag) Decode(s string, zone *time.Location) (*v1.DecodeResponse, error) {
 	r := &v1.DecodeResponse{Tag: t.name, Kind: t.kind}
 	var tm time.Time
 	switch t.kind {
@@ -252,17 +325,17 @@ func (t *tag) decode(s string, zone *time.Location) (*v1.DecodeResponse, error) 
 	return r, nil
 }
 
-// info describes t.
-func (t *tag) info() *v1.TagInfo {
+// Info describes t in the API's form.
+func (t *Tag) Info() *v1.TagInfo {
 	ti := &v1.TagInfo{Name: t.name, Kind: t.kind, Prefix: t.prefix}
 	if t.kind == v1.Kind_KIND_SNOWFLAKE || t.kind == v1.Kind_KIND_NUMBER {
-		ti.Layout = LayoutProto(t.layout)
+		ti.Layout = layoutProto(t.layout)
 	}
 	return ti
 }
 
-// LayoutProto returns l in the API's form.
-func LayoutProto(l snowflake.Layout) *v1.Layout {
+// layoutProto returns l in the API's form.
+func layoutProto(l snowflake.Layout) *v1.Layout {
 	w := uint32(l.Width)
 	if w == 0 {
 		w = 63

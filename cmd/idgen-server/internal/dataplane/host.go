@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"net"
@@ -10,8 +10,8 @@ import (
 // token is configured (config allows that on a loopback listener only): a page on a
 // name its owner rebinds to 127.0.0.1 (DNS rebinding) sends its own Host, and is refused
 // with 421 Misdirected Request before any handler reads the open server's data.
-func (s *Server) loopbackHosts(h http.Handler) http.Handler {
-	if !s.auth.Open() {
+func (p *Plane) loopbackHosts(h http.Handler) http.Handler {
+	if !p.auth.Open() {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"io"
@@ -24,7 +24,9 @@ type limitListener struct {
 	closeOnce sync.Once
 }
 
-func newLimitListener(ln net.Listener, n int) *limitListener {
+// LimitListener returns ln serving at most n connections at once (limits.max_connections):
+// Accept waits for one to close before taking the next from the kernel's queue.
+func LimitListener(ln net.Listener, n int) net.Listener {
 	return &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
 }
 
@@ -81,8 +83,8 @@ func (c *limitConn) ReadFrom(r io.Reader) (int64, error) {
 // before its interceptors run) is cut off then, its connection closed (HTTP/1.1) or its
 // stream ended (HTTP/2). The deadline is lifted once the body is read to its end, so a
 // stream's answer (health Watch) may go on.
-func (s *Server) bodyDeadline(h http.Handler) http.Handler {
-	d := s.cfg.Limits.BodyTimeout
+func (p *Plane) bodyDeadline(h http.Handler) http.Handler {
+	d := p.cfg.Limits.BodyTimeout
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody && d > 0 {
 			rc := http.NewResponseController(w)
@@ -114,19 +116,19 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 // signature) from its headers, in the call's own protocol (connect.ErrorWriter), before
 // anything reads or inflates its body; the interceptor checks it again and puts the
 // grant in the context.
-func (s *Server) tokenFirst(h http.Handler) http.Handler {
-	if s.auth.Open() {
+func (p *Plane) tokenFirst(h http.Handler) http.Handler {
+	if p.auth.Open() {
 		return h
 	}
 	ew := connect.NewErrorWriter()
 	prefix := "/" + idgenv1connect.IDServiceName + "/"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A body declared too large is refused first, as before (Handler: 413).
-		if strings.HasPrefix(r.URL.Path, prefix) && r.ContentLength <= int64(s.cfg.Limits.MaxRequestBytes) {
+		if strings.HasPrefix(r.URL.Path, prefix) && r.ContentLength <= int64(p.cfg.Limits.MaxRequestBytes) {
 			authz := r.Header.Get("Authorization")
-			_, ok := s.auth.Check(authz)
+			_, ok := p.auth.Check(authz)
 			if !ok && authz == "" && r.URL.Path == idgenv1connect.IDServiceStatusProcedure {
-				ok = s.auth.CheckFleet(r.Header.Get(auth.FleetHeader))
+				ok = p.auth.CheckFleet(r.Header.Get(auth.FleetHeader))
 			}
 			if !ok {
 				if r.ProtoMajor == 1 && r.ContentLength != 0 {

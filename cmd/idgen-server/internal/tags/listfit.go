@@ -1,4 +1,4 @@
-package server
+package tags
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ const listOverhead = 1 + 10
 // the packed ids (an ID is never negative: 9 bytes at most) for the int kinds, its text
 // (tag, length and bytes) for the text kinds. Every text of a tag has one length, known
 // from its kind and prefix.
-func (t *tag) answerBytesPerID() int {
+func (t *Tag) answerBytesPerID() int {
 	text := 0
 	switch t.kind {
 	case v1.Kind_KIND_SEGMENT:
@@ -54,13 +54,13 @@ func (t *tag) answerBytesPerID() int {
 }
 
 // maxList returns the largest count of a List of t whose answer fits MaxAnswerBytes.
-func (t *tag) maxList() int {
+func (t *Tag) maxList() int {
 	return (MaxAnswerBytes - listOverhead) / t.answerBytesPerID()
 }
 
-// checkFits refuses a List of n IDs of t whose answer could exceed MaxAnswerBytes,
-// before any is drawn.
-func checkFits(t *tag, n int) error {
+// CheckFits refuses a List of n IDs of t whose answer could exceed MaxAnswerBytes, with
+// INVALID_ARGUMENT naming the most a call may ask for, before any is drawn.
+func CheckFits(t *Tag, n int) error {
 	if most := t.maxList(); n > most {
 		return connect.NewError(connect.CodeInvalidArgument, fmt.Errorf(
 			"count %d: an answer of tag %q could take %d bytes, more than the %d gRPC clients receive by default; ask for at most %d a call",

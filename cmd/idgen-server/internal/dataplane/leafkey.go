@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"github.com/idgen/idgen/cmd/idgen-server/internal/auth"
@@ -10,12 +10,12 @@ import (
 // the key is used only when it names a snowflake tag the grant allows, and any other
 // key (unknown, a tag of another kind, a tag the grant does not allow) gets
 // leaf_snowflake_tag, so that the answer never tells a token which tags exist.
-func (s *Server) leafTag(g *auth.Grant, kind v1.Kind, key string) string {
-	if kind != v1.Kind_KIND_SNOWFLAKE || s.cfg.LeafSnowflakeTag == "" {
+func (p *Plane) leafTag(g *auth.Grant, kind v1.Kind, key string) string {
+	if kind != v1.Kind_KIND_SNOWFLAKE || p.cfg.LeafSnowflakeTag == "" {
 		return key
 	}
-	if t, ok := s.tagNamed(key); ok && t.kind == kind && g.Allows(key) {
+	if t, ok := p.b.Tag(key); ok && t.Kind() == kind && g.Allows(key) {
 		return key
 	}
-	return s.cfg.LeafSnowflakeTag
+	return p.cfg.LeafSnowflakeTag
 }

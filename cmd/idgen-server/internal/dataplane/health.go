@@ -1,4 +1,4 @@
-package server
+package dataplane
 
 import (
 	"context"
@@ -16,38 +16,38 @@ import (
 // for the IDService.
 const HealthServiceName = "grpc.health.v1.Health"
 
-// WatchInterval is how often a grpc.health.v1 Watch stream looks at readiness again.
+// watchInterval is how often a grpc.health.v1 Watch stream looks at readiness again.
 // Readiness follows clocks (the lease's deadline) as well as events, so it is read, not
 // pushed: a change reaches every watcher within this interval.
-const WatchInterval = 100 * time.Millisecond
+const watchInterval = 100 * time.Millisecond
 
 // healthHandler serves grpc.health.v1 Check and Watch, which say what /readyz says.
 // connectrpc.com/grpchealth is not used: its messages are registered under the same
 // names as grpc-go's (google.golang.org/grpc/health/grpc_health_v1, already linked
 // through etcd's client), and a program linking both panics at start; with grpc-go's
 // messages, grpc-go's own health client can be tested against this server.
-func (s *Server) healthHandler(opts ...connect.HandlerOption) (string, http.Handler) {
+func (p *Plane) healthHandler(opts ...connect.HandlerOption) (string, http.Handler) {
 	const prefix = "/" + HealthServiceName + "/"
 	mux := http.NewServeMux()
-	mux.Handle(prefix+"Check", connect.NewUnaryHandler(prefix+"Check", s.healthCheck, opts...))
-	mux.Handle(prefix+"Watch", connect.NewServerStreamHandler(prefix+"Watch", s.healthWatch, opts...))
+	mux.Handle(prefix+"Check", connect.NewUnaryHandler(prefix+"Check", p.healthCheck, opts...))
+	mux.Handle(prefix+"Watch", connect.NewServerStreamHandler(prefix+"Watch", p.healthWatch, opts...))
 	return prefix, mux
 }
 
 // healthStatus is the status of service: SERVING when Ready, NOT_SERVING when not, and
 // SERVICE_UNKNOWN for a service this server does not serve.
-func (s *Server) healthStatus(service string) healthpb.HealthCheckResponse_ServingStatus {
+func (p *Plane) healthStatus(service string) healthpb.HealthCheckResponse_ServingStatus {
 	if service != "" && service != idgenv1connect.IDServiceName {
 		return healthpb.HealthCheckResponse_SERVICE_UNKNOWN
 	}
-	if ok, _ := s.Ready(); !ok {
+	if ok, _ := p.b.Ready(); !ok {
 		return healthpb.HealthCheckResponse_NOT_SERVING
 	}
 	return healthpb.HealthCheckResponse_SERVING
 }
 
-func (s *Server) healthCheck(_ context.Context, req *connect.Request[healthpb.HealthCheckRequest]) (*connect.Response[healthpb.HealthCheckResponse], error) {
-	st := s.healthStatus(req.Msg.GetService())
+func (p *Plane) healthCheck(_ context.Context, req *connect.Request[healthpb.HealthCheckRequest]) (*connect.Response[healthpb.HealthCheckResponse], error) {
+	st := p.healthStatus(req.Msg.GetService())
 	if st == healthpb.HealthCheckResponse_SERVICE_UNKNOWN {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("unknown service %q", req.Msg.GetService()))
 	}
@@ -57,13 +57,13 @@ func (s *Server) healthCheck(_ context.Context, req *connect.Request[healthpb.He
 // healthWatch sends the status at once, then each change, as the protocol asks (an
 // unknown service is SERVICE_UNKNOWN, not an error). When the server drains it sends
 // NOT_SERVING and ends the stream, so that a watcher does not hold the drain up.
-func (s *Server) healthWatch(ctx context.Context, req *connect.Request[healthpb.HealthCheckRequest], stream *connect.ServerStream[healthpb.HealthCheckResponse]) error {
+func (p *Plane) healthWatch(ctx context.Context, req *connect.Request[healthpb.HealthCheckRequest], stream *connect.ServerStream[healthpb.HealthCheckResponse]) error {
 	service := req.Msg.GetService()
-	last := s.healthStatus(service)
+	last := p.healthStatus(service)
 	if err := stream.Send(&healthpb.HealthCheckResponse{Status: last}); err != nil {
 		return err
 	}
-	tick := time.NewTicker(WatchInterval)
+	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	for {
 		select {
@@ -73,8 +73,8 @@ func (s *Server) healthWatch(ctx context.Context, req *connect.Request[healthpb.
 		}
 		// draining is read first: once it is true, Ready is false, so the status read
 		// after it is NOT_SERVING and is sent before the stream ends.
-		draining := s.draining.Load()
-		st := s.healthStatus(service)
+		draining := p.b.Draining()
+		st := p.healthStatus(service)
 		if st != last {
 			if err := stream.Send(&healthpb.HealthCheckResponse{Status: st}); err != nil {
 				return err
