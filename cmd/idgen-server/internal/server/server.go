@@ -1,8 +1,9 @@
-// Package server is idgen-server: it opens the configuration's stores, leases a worker
-// ID, builds the tags (package tags) and serves them through the data plane (package
-// dataplane: the API over gRPC, gRPC-Web and Connect, Leaf's plain-text paths,
-// grpc.health.v1, behind bearer tokens), with /healthz, /readyz, Prometheus metrics, the
-// fleet's records and the change log.
+// Package server is idgen-server put together: it opens the configuration's stores,
+// leases a worker ID, builds the tags (package tags) and serves them through the data
+// plane (package dataplane: the API over gRPC, gRPC-Web and Connect, Leaf's plain-text
+// paths, grpc.health.v1, behind bearer tokens checked by package auth), with /healthz,
+// /readyz and Prometheus metrics; the control plane (package control: the console's tag
+// changes and their change log, the fleet view) is built here and read by the console.
 //
 // [New] opens the stores, leases a worker ID and builds the tags; [Server.Mux] is the
 // http.ServeMux it all hangs on, for more handlers (the console); [Server.Serve] serves
