@@ -75,8 +75,8 @@ func TestFloorAdvice(t *testing.T) {
 				accepted string // the tag that starts at floor+1
 			}{
 				{"leaf", leaf, "at_floor", "move the tag's counter (max_id, the next ID the table hands out) up to at least 5001, never down", floor + 1, "above"},
-				{"idgen", idgenTable, "below", "move the tag's counter (max_id) up to at least 5000, never down (SQL.Create starts a new tag at 5001)", floor, "at_floor"},
-				{"tinyid", tinyid, "below", "move the tag's counter (max_id) up to at least 5000, never down", floor, "at_floor"},
+				{"idgen", idgenTable, "below", "move the tag's counter (max_id, the last ID the table handed out) up to at least 5000, never down", floor, "at_floor"},
+				{"tinyid", tinyid, "below", "move the tag's counter (max_id, the last ID the table handed out) up to at least 5000, never down", floor, "at_floor"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					_, err := next(tc.store, tc.refused)

@@ -53,8 +53,8 @@ func (e *FloorError) Error() string {
 		return head + fmt.Sprintf("move the tag's counter (max_id, the next ID the table hands out) up to at least %d, never down, or correct the floor",
 			e.MinCounter())
 	}
-	return head + fmt.Sprintf("move the tag's counter (max_id) up to at least %d, never down (SQL.Create starts a new tag at %d), or correct the floor",
-		e.MinCounter(), e.Floor+1)
+	return head + fmt.Sprintf("move the tag's counter (max_id, the last ID the table handed out) up to at least %d, never down, or correct the floor",
+		e.MinCounter())
 }
 
 // Is reports whether target is ErrBelowFloor.

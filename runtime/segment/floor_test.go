@@ -22,7 +22,7 @@ func TestFloor(t *testing.T) {
 		t.Fatalf("Next = %v, want a *FloorError of floor 5000", err)
 	}
 	const want = `segment: tag "orders": the store's block [1, 100] does not start above the floor 5000 (the highest ID already issued): ` +
-		"move the tag's counter (max_id) up to at least 5000, never down (SQL.Create starts a new tag at 5001), or correct the floor"
+		"move the tag's counter (max_id, the last ID the table handed out) up to at least 5000, never down, or correct the floor"
 	if fe.Error() != want {
 		t.Errorf("error\n%s\nwant\n%s", fe.Error(), want)
 	}
