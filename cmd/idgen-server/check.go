@@ -225,7 +225,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	b.WriteString("tags:\n")
 	if snowflakePart {
-		b.WriteString("  - {name: id, kind: snowflake}\n")
+		taken := map[string]bool{}
+		for _, t := range tags {
+			taken[t.tag] = true
+		}
+		fmt.Fprintf(&b, "  - {name: %s, kind: snowflake}\n", snowflakeTagName(taken))
 	}
 	for _, t := range tags {
 		fmt.Fprintf(&b, "  - {name: %s, kind: segment, store: old, schema: %s, table: %s}  # next ID %d\n", t.tag, t.schema, t.table, t.next)
@@ -236,6 +240,22 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
+}
+
+// snowflakeTagName is the name of the snowflake tag check prints: "id", or, when the old
+// system's segment table has a tag of that name (Leaf's biz_tag "id"), the first of
+// "snowflake", "snowflake_id", "snowflake_id2", ... that it has not.
+func snowflakeTagName(taken map[string]bool) string {
+	for _, name := range []string{"id", "snowflake", "snowflake_id"} {
+		if !taken[name] {
+			return name
+		}
+	}
+	for i := 2; ; i++ {
+		if name := "snowflake_id" + strconv.Itoa(i); !taken[name] {
+			return name
+		}
+	}
 }
 
 // FlagError is check's refusal of flags that leave out something the configuration it

@@ -170,6 +170,23 @@ func TestCheckLeafTable(t *testing.T) {
 	if _, err := config.Parse("leaf tags", out.Bytes()); err != nil {
 		t.Fatalf("printed configuration: %v\n%s", err, out.String())
 	}
+	// A Leaf tag named "id", the name check gives the snowflake tag: the snowflake tag
+	// takes another, and the output is still a configuration the server accepts.
+	if _, err := db.Exec("INSERT INTO " + table + " (biz_tag, max_id, step) VALUES ('id', 1, 100), ('snowflake', 1, 100)"); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runCheck([]string{"-dsn", dsn, "-leaf-table", table, "-layout", "leaf"}, &out, &errOut); err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	for _, w := range []string{"  - {name: id, kind: segment, store: old, schema: leaf, table: " + table + "}", "  - {name: snowflake_id, kind: snowflake}\n"} {
+		if !strings.Contains(out.String(), w) {
+			t.Fatalf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+	if _, err := config.Parse("leaf tags and a snowflake tag", out.Bytes()); err != nil {
+		t.Fatalf("printed configuration: %v\n%s", err, out.String())
+	}
 	f := filepath.Join(t.TempDir(), "idgen.yaml")
 	os.WriteFile(f, []byte("listen: 127.0.0.1:7070\nstores:\n  local: {type: sqlite}\ntags:\n  - {name: orders, kind: segment, store: local}\n"), 0o644)
 	err = runCheck([]string{"-config", f, "-dsn", dsn, "-leaf-table", table}, &out, &errOut)
