@@ -241,7 +241,7 @@ const (
 // those tags (read from the stores: when one does not answer, p.Error says so, and the
 // log says why).
 func (c *Console) tagsData(ctx context.Context, v visitor, p *page) tagsData {
-	ctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, control.StoreTimeout)
 	defer cancel()
 	changes, err := c.s.Admin().Logs.Recent(ctx)
 	if err != nil {
@@ -446,7 +446,7 @@ func (c *Console) create(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.confirm(w, v, "/tags/create", what, [][2]string{{"name", name}, {"start", strconv.FormatInt(first, 10)}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), dataplane.CallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), control.StoreTimeout)
 	defer cancel()
 	if err := c.s.Admin().CreateSegmentTag(ctx, v.g.Name, name, first, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Not created: ", msgCreateMaybe, msgCreateFailed))
@@ -487,7 +487,7 @@ func (c *Console) setStep(w http.ResponseWriter, r *http.Request, v visitor) {
 		c.confirm(w, v, "/tags/step", what, [][2]string{{"tag", name}, {"step", strconv.FormatInt(step, 10)}})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), dataplane.CallTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), control.StoreTimeout)
 	defer cancel()
 	if err := c.s.Admin().SetStep(ctx, v.g.Name, name, step); err != nil {
 		c.tagsError(w, r, v, c.changeFailed(v, what, err, "Step not changed: ", msgStepMaybe, msgStepFailed))

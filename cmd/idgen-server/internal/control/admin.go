@@ -13,6 +13,11 @@ import (
 	"github.com/idgen/idgen/runtime/segment"
 )
 
+// StoreTimeout bounds one store call of the control plane: a refresh of the tag store or
+// the change logs, a change kept, a record of the fleet written at start. A store that
+// does not answer makes it fail, not hang.
+const StoreTimeout = 3 * time.Second
+
 // TagRefresh is how often a server looks in its stores for the step changes made through
 // the console of another instance and, with a tag store (config tag_store), for the tags
 // other instances created.
@@ -124,8 +129,8 @@ func (a *Admin) RefreshTagStore(ctx context.Context) error {
 	return nil
 }
 
-// Loop runs RefreshTags every TagRefresh, each bounded by timeout, until ctx ends.
-func (a *Admin) Loop(ctx context.Context, timeout time.Duration) {
+// Loop runs RefreshTags every TagRefresh, each bounded by StoreTimeout, until ctx ends.
+func (a *Admin) Loop(ctx context.Context) {
 	tick := time.NewTicker(TagRefresh)
 	defer tick.Stop()
 	for {
@@ -133,7 +138,7 @@ func (a *Admin) Loop(ctx context.Context, timeout time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			rctx, cancel := context.WithTimeout(ctx, timeout)
+			rctx, cancel := context.WithTimeout(ctx, StoreTimeout)
 			if err := a.RefreshTags(rctx); err != nil && ctx.Err() == nil {
 				a.Log.Warn("looking for tags and step changes in the stores failed", "tag_store", a.StoreName, "err", err)
 			}

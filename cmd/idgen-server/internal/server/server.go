@@ -273,7 +273,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 			return nil, fmt.Errorf("server: tag_store %q: store type %s cannot list or create tags", cfg.TagStore, st.cfg.Type)
 		}
 		s.admin.Store, s.admin.StoreName = ts, cfg.TagStore
-		rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
+		rctx, cancel := context.WithTimeout(ctx, control.StoreTimeout)
 		err = s.admin.RefreshTagStore(rctx)
 		cancel()
 		if err != nil {
@@ -285,7 +285,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	}
 	// The steps chosen in the console apply before the first reservations. A store that
 	// does not answer now is read again every control.TagRefresh, as its tags reserve again.
-	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, control.StoreTimeout)
 	if err := s.admin.ApplySteps(rctx); err != nil {
 		log.Warn("step changes not read at start", "err", err)
 	}
@@ -317,7 +317,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 	s.stopBg = stop
 	s.bg.Go(func() { s.sampleRates(bg) })
 	if s.admin.Store != nil || len(s.admin.Logs) > 0 {
-		s.bg.Go(func() { s.admin.Loop(bg, dataplane.CallTimeout) })
+		s.bg.Go(func() { s.admin.Loop(bg) })
 	}
 	// Other instances sign their Status calls with the fleet key, and each call's time
 	// bound (PeerTimeout) covers this server's first derivation of it: PBKDF2, tens of
@@ -333,7 +333,7 @@ func New(ctx context.Context, cfg *config.Config, log *slog.Logger) (_ *Server, 
 // sharing the store find one another (Fleet). A failure is logged, not fatal: the record
 // serves a view, and IDs need only the lease.
 func (s *Server) register(ctx context.Context, st *store) {
-	rctx, cancel := context.WithTimeout(ctx, dataplane.CallTimeout)
+	rctx, cancel := context.WithTimeout(ctx, control.StoreTimeout)
 	defer cancel()
 	rs, err := st.registry(rctx)
 	if err != nil {
