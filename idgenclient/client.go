@@ -208,11 +208,15 @@ func (e *Error) Code() connect.Code {
 }
 
 // retryable reports whether another server may answer what this one did not: it was
-// unavailable, did not answer in time, or could not be reached.
+// unavailable, did not answer in time, could not be reached, or dropped the connection
+// under the call. connect-go reports a connection reset or closed by the server
+// (ECONNRESET, EPIPE: a server killed or shut down) as CANCELED, the code of a caller's
+// own cancellation; call returns before asking when the caller's context is done, so a
+// CANCELED here is the server's.
 func retryable(err error) bool {
 	switch connect.CodeOf(err) {
 	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeUnknown, connect.CodeInternal,
-		connect.CodeAborted, connect.CodeResourceExhausted:
+		connect.CodeAborted, connect.CodeResourceExhausted, connect.CodeCanceled:
 		return true
 	}
 	return false

@@ -3,6 +3,7 @@ package idgenclient
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -161,6 +162,57 @@ func TestSegmentStride(t *testing.T) {
 	}
 	if calls := f.calls.Load(); calls > 2000/10 {
 		t.Fatalf("%d calls for 2000 IDs: runs of one ID", calls)
+	}
+}
+
+// resetter is an address whose every connection is reset once a request has arrived:
+// a server killed or shut down under a call.
+func resetter(t *testing.T) (url string, conns *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	conns = new(atomic.Int64)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Read(make([]byte, 4096)) // the request's first bytes
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close() // RST: the client reads ECONNRESET
+		}
+	}()
+	return "http://" + ln.Addr().String(), conns
+}
+
+// TestResetFailover: a server that resets the connection under a call is another
+// server's turn. connect-go reports ECONNRESET and EPIPE as CANCELED, the code of a
+// caller's own cancellation; the caller's context is not done, so the call goes on.
+func TestResetFailover(t *testing.T) {
+	var counter atomic.Int64
+	reset, conns := resetter(t)
+	good := &fake{next: &counter}
+	c, err := New(Options{Addresses: []string{reset, serve(t, good)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 { // the resetting address first in turn at least once
+		if _, err := c.Range(context.Background(), "order", 10); err != nil {
+			t.Fatalf("Range with one server resetting: %v", err)
+		}
+	}
+	if conns.Load() == 0 {
+		t.Fatal("the resetting server got no call")
+	}
+	// The caller's own cancellation still ends the call at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Range(ctx, "order", 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Range with a canceled context: %v", err)
 	}
 }
 

@@ -27,6 +27,15 @@ const (
 	maxRequestBytes = 64 << 10
 )
 
+// constantID is the constant handler's answer: a snowflake ID of today's size (18
+// digits), so that the constant answers carry as many bytes as the server's (a varint
+// of 8 bytes, 18 digits of text) and the ratio measures the server's work, not a
+// shorter answer.
+const (
+	constantID   = 255471898664632320
+	constantText = "255471898664632320"
+)
+
 // constantTags are the tags of startServer's configuration.
 var constantTags = map[string]bool{"id": true, "order": true}
 
@@ -56,7 +65,7 @@ func (constantAPI) Next(_ context.Context, req *connect.Request[v1.NextRequest])
 	if err := checkTag(req.Msg.Tag); err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&v1.NextResponse{Id: 1, Text: "1"}), nil
+	return connect.NewResponse(&v1.NextResponse{Id: constantID, Text: constantText}), nil
 }
 
 func (constantAPI) List(_ context.Context, req *connect.Request[v1.ListRequest]) (*connect.Response[v1.ListResponse], error) {
@@ -115,7 +124,7 @@ func serveConstant(addr string) {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
 		}
-		w.Write([]byte("1"))
+		w.Write([]byte(constantText))
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ready\n")) })
 	var p http.Protocols

@@ -350,6 +350,55 @@ func measure(b *testing.B, s *server, call caller) {
 	b.ReportMetric(float64(quantile(lat, 0.999).Microseconds()), "p999-µs")
 }
 
+// BenchmarkTransportRatio: idgen-server against the constant handler, both running,
+// on the same protocols and load as BenchmarkTransport, their calls alternated in
+// rounds (idgen, constant, constant, idgen, ...) so that a machine whose speed drifts
+// during the run (a shared VM does) weighs on both alike. b.N calls go to each server;
+// "ratio" is idgen's requests per second of server CPU divided by the constant's, the
+// share of the transport's limit that idgen-server keeps while issuing real IDs.
+func BenchmarkTransportRatio(b *testing.B) {
+	servers := []*server{startServer(b, false), startServer(b, true)}
+	calls := []map[string]caller{protocols(servers[0].url), protocols(servers[1].url)}
+	const rounds = 8
+	for _, proto := range []string{"connect-json", "grpc", "leaf"} {
+		b.Run(proto, func(b *testing.B) {
+			for i := range servers {
+				flatOut(b, calls[i][proto], 2000) // warm the connections
+			}
+			var cpu [2]time.Duration
+			var done [2]int
+			b.ResetTimer()
+			for r := range rounds {
+				n := b.N / rounds
+				if r == rounds-1 {
+					n = b.N - n*(rounds-1)
+				}
+				if n == 0 {
+					continue
+				}
+				for j := range servers {
+					i := j
+					if r%2 == 1 {
+						i = 1 - j // ABBA: each server goes first in half the rounds
+					}
+					c0 := servers[i].cpu(b)
+					flatOut(b, calls[i][proto], n)
+					cpu[i] += servers[i].cpu(b) - c0
+					done[i] += n
+				}
+			}
+			b.StopTimer()
+			if cpu[0] > 0 && cpu[1] > 0 {
+				idgen := float64(done[0]) / cpu[0].Seconds()
+				constant := float64(done[1]) / cpu[1].Seconds()
+				b.ReportMetric(idgen, "idgen-req/server-cpu-s")
+				b.ReportMetric(constant, "constant-req/server-cpu-s")
+				b.ReportMetric(idgen/constant, "ratio")
+			}
+		})
+	}
+}
+
 // grpcGoEnv names the address this test binary serves grpc-go on when re-run as
 // BenchmarkGRPCGo's server.
 const grpcGoEnv = "IDGEN_BENCH_GRPC_GO_SERVE"

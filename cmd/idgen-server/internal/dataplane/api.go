@@ -72,11 +72,6 @@ func unavailable(tag string) error {
 	return e
 }
 
-// callContext bounds a call's work by CallTimeout.
-func callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, CallTimeout)
-}
-
 func (a *api) Next(ctx context.Context, req *connect.Request[v1.NextRequest]) (*connect.Response[v1.NextResponse], error) {
 	t, err := a.p.lookup(auth.FromContext(ctx), req.Msg.Tag)
 	if err != nil {
@@ -195,7 +190,7 @@ func (a *api) Status(ctx context.Context, _ *connect.Request[v1.StatusRequest]) 
 // a text reason (Leaf answers 500 for everything).
 func (p *Plane) leaf(kind v1.Kind) http.Handler {
 	return p.counted("leaf/"+tags.KindName(kind), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header()["Content-Type"] = textPlain
 		g, ok := p.auth.Check(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="idgen"`)
@@ -226,6 +221,10 @@ func (p *Plane) leaf(kind v1.Kind) http.Handler {
 		w.Write(strconv.AppendInt(nil, id, 10))
 	}))
 }
+
+// textPlain is the Content-Type of Leaf's answers, set without canonicalising its name
+// on every call. Header.Set replaces the slice, never writes into it.
+var textPlain = []string{"text/plain; charset=utf-8"}
 
 // httpStatus maps a connect code to the HTTP status of Leaf's paths.
 func httpStatus(c connect.Code) int {

@@ -10,33 +10,37 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.opentelemetry.io/otel/attribute"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
-	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/idgen/idgen/plugins/idotel"
 )
 
-// metrics is the server's OpenTelemetry MeterProvider, exported in Prometheus's format
-// at /metrics: idotel's instruments for the generator, the lease and the segment tags,
-// and the server's own call counter and duration.
+// metrics is the server's /metrics in Prometheus's format: idotel's OpenTelemetry
+// instruments for the generator, the lease and the segment tags (through the OTel
+// Prometheus exporter), and the server's own call counter and duration.
+//
+// The calls are counted with client_golang's own vectors, not OTel instruments: the OTel
+// SDK normalises the attribute set on every measurement (about 0.5 us a call for the
+// counter and the histogram, a tenth of a Leaf call's CPU), where client_golang's
+// counter and histogram are a few atomic adds on children looked up once. The names,
+// labels, help and buckets are the ones the OTel instruments had.
 type metrics struct {
 	reg       *prometheus.Registry
 	provider  *sdkmetric.MeterProvider
 	snowflake *idotel.Snowflake
 	lease     *idotel.Lease
 	segment   *idotel.Segment
-	calls     metric.Int64Counter
-	duration  metric.Float64Histogram
-	opts      sync.Map // callKey -> *callOpts: the attribute sets, made once per method and code
+	calls     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	children  sync.Map // callKey -> *callChildren: the vectors' children, looked up once per method and code
 }
 
 type callKey struct{ procedure, code string }
 
-type callOpts struct {
-	add []metric.AddOption
-	rec []metric.RecordOption
+type callChildren struct {
+	calls    prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newMetrics() (*metrics, error) {
@@ -57,16 +61,16 @@ func newMetrics() (*metrics, error) {
 	if m.segment, err = idotel.NewSegment(opts); err != nil {
 		return nil, err
 	}
-	meter := m.provider.Meter("github.com/idgen/idgen/cmd/idgen-server")
-	if m.calls, err = meter.Int64Counter("idgen.server.calls", metric.WithUnit("{call}"),
-		metric.WithDescription("Calls served, by procedure and status code.")); err != nil {
-		return nil, err
-	}
-	if m.duration, err = meter.Float64Histogram("idgen.server.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of calls served, by procedure."),
-		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)); err != nil {
-		return nil, err
-	}
+	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "idgen_server_calls_total",
+		Help: "Calls served, by procedure and status code.",
+	}, []string{"rpc_method", "rpc_code"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "idgen_server_call_duration_seconds",
+		Help:    "Duration of calls served, by procedure.",
+		Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
+	}, []string{"rpc_method"})
+	m.reg.MustRegister(m.calls, m.duration)
 	return m, nil
 }
 
@@ -81,18 +85,18 @@ func (m *metrics) close() {
 }
 
 // record counts one call of procedure that ended with code ("ok" on success).
-func (m *metrics) record(ctx context.Context, procedure, code string, d time.Duration) {
+func (m *metrics) record(procedure, code string, d time.Duration) {
 	k := callKey{procedure, code}
-	o, ok := m.opts.Load(k)
+	c, ok := m.children.Load(k)
 	if !ok {
-		o, _ = m.opts.LoadOrStore(k, &callOpts{
-			add: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpc.method", procedure), attribute.String("rpc.code", code)))},
-			rec: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("rpc.method", procedure)))},
+		c, _ = m.children.LoadOrStore(k, &callChildren{
+			calls:    m.calls.WithLabelValues(procedure, code),
+			duration: m.duration.WithLabelValues(procedure),
 		})
 	}
-	co := o.(*callOpts)
-	m.calls.Add(ctx, 1, co.add...)
-	m.duration.Record(ctx, d.Seconds(), co.rec...)
+	cc := c.(*callChildren)
+	cc.calls.Inc()
+	cc.duration.Observe(d.Seconds())
 }
 
 // interceptor records every RPC, refused ones included.
@@ -105,7 +109,7 @@ func (m *metrics) interceptor() connect.Interceptor {
 			if err != nil {
 				code = connect.CodeOf(err).String()
 			}
-			m.record(ctx, req.Spec().Procedure, code, time.Since(start))
+			m.record(req.Spec().Procedure, code, time.Since(start))
 			return res, err
 		}
 	})
@@ -134,6 +138,6 @@ func (m *metrics) httpCounted(name string, h http.Handler) http.Handler {
 		if sw.status >= 300 {
 			code = http.StatusText(sw.status)
 		}
-		m.record(r.Context(), name, code, time.Since(start))
+		m.record(name, code, time.Since(start))
 	})
 }

@@ -1,0 +1,144 @@
+package dataplane
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+type ctxKey struct{}
+
+// A call that never waits ends without a timer: the context reads as canceled after
+// stop, and making and stopping it allocates only itself and its stop.
+func TestCallContextUnstarted(t *testing.T) {
+	parent := context.WithValue(context.Background(), ctxKey{}, "v")
+	ctx, stop := callContext(parent)
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("Err before stop = %v", err)
+	}
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) <= CallTimeout/2 {
+		t.Fatalf("Deadline = %v, %v; want about %v from now", d, ok, CallTimeout)
+	}
+	if v := ctx.Value(ctxKey{}); v != "v" {
+		t.Fatalf("Value = %v", v)
+	}
+	stop()
+	if ctx.(*callCtx).timed.Load() != stopped {
+		t.Fatal("stop on an unstarted context started a timer")
+	}
+	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err after stop = %v, want context.Canceled", err)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("Done not closed after stop")
+	}
+	if v := ctx.Value(ctxKey{}); v != "v" {
+		t.Fatalf("Value after stop = %v", v)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		_, stop := callContext(parent)
+		stop()
+	})
+	if allocs > 2 {
+		t.Fatalf("callContext and stop: %v allocations, want 2 (itself and its stop; context.WithTimeout makes 4)", allocs)
+	}
+}
+
+// A waiter sees the deadline: Done closes, Err and Cause are DeadlineExceeded.
+func TestCallContextDeadline(t *testing.T) {
+	ctx, stop := withLazyTimeout(context.Background(), 20*time.Millisecond)
+	defer stop()
+	<-ctx.Done()
+	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Err = %v, want DeadlineExceeded", err)
+	}
+	if err := context.Cause(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Cause = %v, want DeadlineExceeded", err)
+	}
+}
+
+// Past the deadline, Err says so before anyone asked for Done, and Done agrees.
+func TestCallContextErrPastDeadline(t *testing.T) {
+	ctx, stop := withLazyTimeout(context.Background(), time.Nanosecond)
+	defer stop()
+	for ctx.Err() == nil { // the clock passes one nanosecond
+	}
+	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Err = %v, want DeadlineExceeded", err)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("Err said DeadlineExceeded but Done is open")
+	}
+	if err := context.Cause(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Cause = %v", err)
+	}
+}
+
+// The parent's cancellation reaches the call, before and after its timer started, and
+// the call's end reaches a context made from it.
+func TestCallContextPropagation(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	ctx, stop := callContext(parent)
+	defer stop()
+	cancel()
+	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Err after the parent's cancel = %v", err)
+	}
+	<-ctx.Done()
+
+	parent, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	ctx, stop = callContext(parent)
+	child, childCancel := context.WithCancel(ctx) // starts the timer: a waiter
+	defer childCancel()
+	if ctx.(*callCtx).timed.Load() == stopped || ctx.(*callCtx).timed.Load() == nil {
+		t.Fatal("a context made from the call did not start its timer")
+	}
+	stop()
+	<-child.Done()
+	if err := child.Err(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("child Err = %v", err)
+	}
+
+	// The parent's deadline, when earlier, is the call's.
+	early, cancelEarly := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancelEarly()
+	ctx, stop = callContext(early)
+	defer stop()
+	want, _ := early.Deadline()
+	if d, _ := ctx.Deadline(); !d.Equal(want) {
+		t.Fatalf("Deadline = %v, want the parent's %v", d, want)
+	}
+	<-ctx.Done()
+}
+
+// Done, Err and stop from many goroutines at once (run with -race): every waiter sees
+// Done closed after stop.
+func TestCallContextConcurrent(t *testing.T) {
+	for range 200 {
+		ctx, stop := callContext(context.Background())
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				if i%2 == 0 {
+					<-ctx.Done()
+				} else {
+					for ctx.Err() == nil {
+						time.Sleep(10 * time.Microsecond)
+					}
+				}
+			})
+		}
+		stop()
+		wg.Wait()
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			t.Fatalf("Err = %v", ctx.Err())
+		}
+	}
+}
