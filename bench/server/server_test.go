@@ -12,9 +12,11 @@
 // BenchmarkTransport runs each protocol against the real server and against a constant
 // handler served the same way (this test binary re-run as a server: connect-go's handler
 // with the server's options, the same checks of token, tag and count, no ID issued),
-// the transport's own limit. idgen-server itself has no constant mode. BenchmarkGRPCGo runs grpc-go's own server with an empty
-// handler under the same load: what a Go gRPC server does on the machine at hand. The
-// README of cmd/idgen-server has the figures.
+// the transport's own limit. idgen-server itself has no constant mode.
+// BenchmarkTransportRatio runs both at once and alternates their calls, so that the
+// ratio of the two is measured on the same minutes of the machine. BenchmarkGRPCGo runs
+// grpc-go's own server with an empty handler under the same load: what a Go gRPC server
+// does on the machine at hand. cmd/idgen-server/docs/benchmarks.md has the figures.
 package server
 
 import (
