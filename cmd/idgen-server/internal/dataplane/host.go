@@ -26,8 +26,8 @@ func (p *Plane) loopbackHosts(h http.Handler) http.Handler {
 // loopbackHost reports whether a Host header names this machine's loopback: localhost
 // or a name under it, or a loopback IP address, with or without a port.
 func loopbackHost(host string) bool {
-	// The Host every local client sends, without parsing: a tenth of what the Leaf
-	// path's handlers cost otherwise.
+	// The Host every local client sends, without parsing (the parse was 1.25% of the
+	// server's CPU on Leaf's path).
 	for _, name := range [...]string{"127.0.0.1", "localhost"} {
 		if rest, ok := strings.CutPrefix(host, name); ok && (rest == "" || rest[0] == ':' && digits(rest[1:])) {
 			return true
