@@ -29,7 +29,7 @@ const (
 
 // constantID is the constant handler's answer: a snowflake ID of today's size (18
 // digits), so that the constant answers carry as many bytes as the server's (a varint
-// of 8 bytes, 18 digits of text) and the ratio measures the server's work, not a
+// of 9 bytes, 18 digits of text) and the ratio measures the server's work, not a
 // shorter answer.
 const (
 	constantID   = 255471898664632320

@@ -80,28 +80,38 @@ func (c *callCtx) Deadline() (time.Time, bool) {
 // Done starts the timer.
 func (c *callCtx) Done() <-chan struct{} { return c.start().ctx.Done() }
 
-// Err reads the parent and the clock until the timer is started; past the deadline it
-// starts the timer, so that Done, Err and context.Cause agree from then on.
+// Err reads the parent and the clock until the timer is started; once either says
+// done it starts the timer, so that Done, Err and context.Cause agree from then on and
+// Err keeps its answer.
 func (c *callCtx) Err() error {
 	if t := c.timed.Load(); t != nil {
 		return t.ctx.Err()
 	}
-	if err := c.parent.Err(); err != nil {
-		return err
-	}
-	if !time.Now().Before(c.deadline) {
+	if c.parent.Err() != nil || !time.Now().Before(c.deadline) {
+		// Started, so that the answer is kept: a stop after it cannot turn the
+		// parent's DeadlineExceeded into Canceled.
 		return c.start().ctx.Err()
 	}
 	return nil
 }
 
 // Value is the timed context's once started (so that a context made from this one is
-// canceled with it, without a goroutine), the parent's before.
+// canceled with it, without a goroutine), the parent's before. Once stopped without a
+// timer, the context package's own key finds the stopped context first (so that
+// context.Cause stays Canceled whatever the parent does later), every other key the
+// parent's value.
 func (c *callCtx) Value(key any) any {
-	if t := c.timed.Load(); t != nil && t != stopped {
+	switch t := c.timed.Load(); t {
+	case nil:
+		return c.parent.Value(key)
+	case stopped:
+		if v := stopped.ctx.Value(key); v != nil {
+			return v
+		}
+		return c.parent.Value(key)
+	default:
 		return t.ctx.Value(key)
 	}
-	return c.parent.Value(key)
 }
 
 func (c *callCtx) String() string { return "dataplane.callContext" }

@@ -142,3 +142,53 @@ func TestCallContextConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Err keeps its first answer: a parent's deadline seen before the timer started stays
+// DeadlineExceeded after stop, and a stopped context's Cause stays Canceled when the
+// parent is canceled later with a cause of its own.
+func TestCallContextErrKept(t *testing.T) {
+	parent, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	ctx, stop := callContext(parent)
+	<-parent.Done()
+	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Err = %v, want the parent's DeadlineExceeded", err)
+	}
+	stop()
+	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Err after stop = %v, want DeadlineExceeded kept", err)
+	}
+
+	parent2, cancel2 := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
+	ctx, stop = callContext(parent2)
+	stop()
+	boom := errors.New("boom")
+	cancel2(boom)
+	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Cause after stop and a later parent cause = %v, want Canceled", err)
+	}
+	if v := ctx.Value(ctxKey{}); v != "v" {
+		t.Fatalf("Value after stop = %v", v)
+	}
+}
+
+// BenchmarkCallContext: the lazy deadline of a call that does not wait, against
+// context.WithTimeout, under a request's cancelable context.
+func BenchmarkCallContext(b *testing.B) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Run("lazy", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, stop := callContext(parent)
+			stop()
+		}
+	})
+	b.Run("WithTimeout", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, stop := context.WithTimeout(parent, CallTimeout)
+			stop()
+		}
+	})
+}
