@@ -10,6 +10,23 @@ import (
 
 type ctxKey struct{}
 
+// ended fails t unless ctx is done with want: Err and context.Cause are want, and Done
+// is closed.
+func ended(t *testing.T, ctx context.Context, want error) {
+	t.Helper()
+	if err := ctx.Err(); !errors.Is(err, want) {
+		t.Fatalf("Err = %v, want %v", err, want)
+	}
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatalf("Err is %v but Done is open", want)
+	}
+	if err := context.Cause(ctx); !errors.Is(err, want) {
+		t.Fatalf("Cause = %v, want %v", err, want)
+	}
+}
+
 // A call that never waits ends without a timer: the context reads as canceled after
 // stop, and making and stopping it allocates only itself and its stop.
 func TestCallContextUnstarted(t *testing.T) {
@@ -28,14 +45,7 @@ func TestCallContextUnstarted(t *testing.T) {
 	if ctx.(*callCtx).timed.Load() != stopped {
 		t.Fatal("stop on an unstarted context started a timer")
 	}
-	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Err after stop = %v, want context.Canceled", err)
-	}
-	select {
-	case <-ctx.Done():
-	default:
-		t.Fatal("Done not closed after stop")
-	}
+	ended(t, ctx, context.Canceled)
 	if v := ctx.Value(ctxKey{}); v != "v" {
 		t.Fatalf("Value after stop = %v", v)
 	}
@@ -53,12 +63,7 @@ func TestCallContextDeadline(t *testing.T) {
 	ctx, stop := withLazyTimeout(context.Background(), 20*time.Millisecond)
 	defer stop()
 	<-ctx.Done()
-	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Err = %v, want DeadlineExceeded", err)
-	}
-	if err := context.Cause(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Cause = %v, want DeadlineExceeded", err)
-	}
+	ended(t, ctx, context.DeadlineExceeded)
 }
 
 // Past the deadline, Err says so before anyone asked for Done, and Done agrees.
@@ -67,17 +72,7 @@ func TestCallContextErrPastDeadline(t *testing.T) {
 	defer stop()
 	for ctx.Err() == nil { // the clock passes one nanosecond
 	}
-	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Err = %v, want DeadlineExceeded", err)
-	}
-	select {
-	case <-ctx.Done():
-	default:
-		t.Fatal("Err said DeadlineExceeded but Done is open")
-	}
-	if err := context.Cause(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Cause = %v", err)
-	}
+	ended(t, ctx, context.DeadlineExceeded)
 }
 
 // The parent's cancellation reaches the call, before and after its timer started, and
@@ -87,10 +82,7 @@ func TestCallContextPropagation(t *testing.T) {
 	ctx, stop := callContext(parent)
 	defer stop()
 	cancel()
-	if err := ctx.Err(); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Err after the parent's cancel = %v", err)
-	}
-	<-ctx.Done()
+	ended(t, ctx, context.Canceled) // Err first, before anything started the timer
 
 	parent, cancel = context.WithCancel(context.Background())
 	defer cancel()
@@ -102,9 +94,7 @@ func TestCallContextPropagation(t *testing.T) {
 	}
 	stop()
 	<-child.Done()
-	if err := child.Err(); !errors.Is(err, context.Canceled) {
-		t.Fatalf("child Err = %v", err)
-	}
+	ended(t, child, context.Canceled)
 
 	// The parent's deadline, when earlier, is the call's.
 	early, cancelEarly := context.WithTimeout(context.Background(), time.Millisecond)
@@ -155,18 +145,14 @@ func TestCallContextErrKept(t *testing.T) {
 		t.Fatalf("Err = %v, want the parent's DeadlineExceeded", err)
 	}
 	stop()
-	if err := ctx.Err(); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Err after stop = %v, want DeadlineExceeded kept", err)
-	}
+	ended(t, ctx, context.DeadlineExceeded) // kept after stop
 
 	parent2, cancel2 := context.WithCancelCause(context.WithValue(context.Background(), ctxKey{}, "v"))
 	ctx, stop = callContext(parent2)
 	stop()
 	boom := errors.New("boom")
 	cancel2(boom)
-	if err := context.Cause(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Cause after stop and a later parent cause = %v, want Canceled", err)
-	}
+	ended(t, ctx, context.Canceled) // not the parent's later cause
 	if v := ctx.Value(ctxKey{}); v != "v" {
 		t.Fatalf("Value after stop = %v", v)
 	}
